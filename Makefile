@@ -1,0 +1,50 @@
+# Self-attention, hands-on. The two commands a newcomer needs:
+#   make lab    create the environment when missing, then open the course in JupyterLab
+#   make test   create the environment when missing, then run every test and notebook
+# Others: make notebooks (regenerate learner notebooks), make solutions (re-execute the
+# solved notebooks and store their outputs), make lock (re-pin every package version).
+
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+# Python 3.10 gets its own lock (numpy 2.4 and IPython 9 need 3.11+).
+LOCK   := $(shell $(PYTHON) -c 'import sys; print("requirements-py310.lock" if sys.version_info[:2] == (3, 10) else "requirements.lock")' 2>/dev/null)
+STAMP  := $(VENV)/.installed-$(LOCK)
+FIRST_NOTEBOOK := notebooks/01-one-attention-row.ipynb
+# No browser pop-up on a machine without a display (a server, a container, CI).
+ifeq ($(DISPLAY)$(WAYLAND_DISPLAY)$(filter Darwin,$(shell uname -s)),)
+LAB_BROWSER := --no-browser
+endif
+LAB_ARGS ?=
+
+.PHONY: lab test env notebooks solutions lock clean-env
+
+lab: $(STAMP)
+	$(VENV)/bin/jupyter lab $(LAB_BROWSER) --ServerApp.root_dir="$(CURDIR)" $(LAB_ARGS) $(FIRST_NOTEBOOK)
+
+test: $(STAMP)
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+env: $(STAMP)
+
+# The environment: a venv holding exactly the lock, plus course_utils (editable).
+$(STAMP): $(LOCK) pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "The course needs Python 3.10 or newer; found " + sys.version.split()[0] + ". Install a newer Python, or run: make PYTHON=python3.11 ...")'
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --no-deps -r $(LOCK)
+	$(PY) -m pip install --quiet --no-deps --editable .
+	@rm -f $(VENV)/.installed-*
+	@touch $@
+	@echo "Environment ready in $(VENV) (from $(LOCK))."
+
+notebooks: $(STAMP)
+	$(PY) -m course_utils.build $(BUILD_ARGS)
+
+solutions: $(STAMP)
+	$(PY) -m course_utils.build --execute-solutions
+
+lock:
+	$(PYTHON) tools/lock.py
+
+clean-env:
+	rm -rf $(VENV)
