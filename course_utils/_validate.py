@@ -1,0 +1,194 @@
+"""Private input checks shared by the core modules (softmax, attention, masks, multihead).
+
+Every check raises a ValueError or TypeError whose message names the argument and what it got
+(its shape, dtype, or the position of the offending entry), so a learner never has to read a bare
+numpy traceback to find out which input was wrong.
+"""
+import numbers
+
+import numpy as np
+
+_MASK_DTYPE_HINT = (
+    "use a boolean mask (True = may attend) or a float mask (0 or -inf added to the scores)"
+)
+
+
+def _index(flat_index, shape):
+    """Turn a flat index into a readable index tuple, e.g. (1, 2)."""
+    return tuple(int(i) for i in np.unravel_index(flat_index, shape))
+
+
+def as_float_array(x, name, *, nan_ok=False, posinf_ok=False, neginf_ok=False):
+    """Convert ``x`` to a floating ndarray, or raise an error that names ``name``.
+
+    Parameters
+    ----------
+    x : array_like
+        Real numbers: a list or an ndarray of bool, integer or floating dtype.
+    name : str
+        The argument's name, used in error messages.
+    nan_ok, posinf_ok, neginf_ok : bool, default False
+        Whether NaN, +inf or -inf entries are allowed.
+
+    Returns
+    -------
+    ndarray
+        Same shape as ``x``. Bool and integer input becomes float64; floating input keeps its
+        dtype (float32 stays float32). No copy is made when ``x`` already is a floating ndarray.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` holds complex numbers, strings, objects or anything else that is not real.
+    ValueError
+        If ``x`` is ragged (not array-like) or holds a NaN / inf that is not allowed; the message
+        gives the index of the first such entry.
+    """
+    try:
+        arr = np.asarray(x)
+    except (ValueError, TypeError) as err:
+        raise ValueError(
+            f"{name} could not be converted to a numeric array ({err}); "
+            f"pass a rectangular list or an ndarray of real numbers"
+        ) from None
+    kind = arr.dtype.kind
+    if kind in "biu":
+        arr = arr.astype(np.float64)
+    elif kind != "f":
+        raise TypeError(
+            f"{name} must hold real numbers (bool, int or float); got dtype {arr.dtype}"
+            + (" (complex numbers are not supported)" if kind == "c" else "")
+        )
+    if not (nan_ok and posinf_ok and neginf_ok):
+        _check_nonfinite(arr, name, nan_ok=nan_ok, posinf_ok=posinf_ok, neginf_ok=neginf_ok)
+    return arr
+
+
+def _check_nonfinite(arr, name, *, nan_ok, posinf_ok, neginf_ok, what=""):
+    """Raise ValueError at the first NaN / +inf / -inf entry of ``arr`` that is not allowed."""
+    finite = np.isfinite(arr)
+    if finite.all():
+        return
+    problems = []
+    if not nan_ok:
+        problems.append(("NaN", np.isnan(arr)))
+    if not posinf_ok:
+        problems.append(("+inf", np.isposinf(arr)))
+    if not neginf_ok:
+        problems.append(("-inf", np.isneginf(arr)))
+    for label, bad in problems:
+        if bad.any():
+            where = _index(np.flatnonzero(bad)[0], arr.shape)
+            count = int(bad.sum())
+            raise ValueError(
+                f"{name} contains {label} at index {where} ({count} such entr"
+                f"{'y' if count == 1 else 'ies'} in shape {arr.shape}){what}"
+            )
+
+
+def check_min_ndim(arr, name, min_ndim, layout):
+    """Raise ValueError unless ``arr.ndim >= min_ndim``; ``layout`` describes the expected axes."""
+    if arr.ndim < min_ndim:
+        raise ValueError(
+            f"{name} must have at least {min_ndim} dimension{'s' if min_ndim != 1 else ''} "
+            f"{layout}; got shape {arr.shape} ({arr.ndim}-D)"
+        )
+
+
+def check_ndim(arr, name, ndim, layout):
+    """Raise ValueError unless ``arr.ndim == ndim``; ``layout`` describes the expected axes."""
+    if arr.ndim != ndim:
+        raise ValueError(
+            f"{name} must be {ndim}-D {layout}; got shape {arr.shape} ({arr.ndim}-D)"
+        )
+
+
+def check_positive_int(value, name):
+    """Return ``value`` as an int if it is a positive integer (bool excluded), else raise.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not an integer (floats such as 2.0 and bools are refused).
+    ValueError
+        If ``value`` is zero or negative.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(
+            f"{name} must be a positive int; got {value!r} of type {type(value).__name__}"
+        )
+    if value <= 0:
+        raise ValueError(f"{name} must be a positive int; got {name}={value}")
+    return int(value)
+
+
+def broadcast_leading(shapes, names):
+    """Broadcast the leading (batch) dims ``shapes`` of the arrays called ``names``.
+
+    ``shapes`` maps to full array shapes; only ``shape[:-2]`` of each takes part.
+    Returns the broadcast leading shape, or raises ValueError naming every shape.
+    """
+    leads = [tuple(s[:-2]) for s in shapes]
+    try:
+        return tuple(np.broadcast_shapes(*leads))
+    except ValueError:
+        got = ", ".join(f"{n} {lead}" for n, lead in zip(names, leads))
+        full = ", ".join(f"{n} shape {tuple(s)}" for n, s in zip(names, shapes))
+        raise ValueError(
+            f"the leading (batch) dims do not broadcast: {got} ({full}); "
+            f"each leading dim must be equal or 1"
+        ) from None
+
+
+def as_mask(mask, scores_shape, name="mask"):
+    """Check an attention mask against the scores shape and return it as an ndarray.
+
+    Parameters
+    ----------
+    mask : array_like
+        Boolean (True = may attend) or floating (added to the scores: 0 or -inf, or any finite
+        bias). Must broadcast to ``(..., T_q, T_k)``; it may add leading (batch) dims.
+    scores_shape : tuple of int
+        ``(..., T_q, T_k)``, the shape of the scores the mask applies to.
+    name : str
+        The argument's name for error messages.
+
+    Returns
+    -------
+    ndarray
+        The mask, of bool or floating dtype, unchanged in shape.
+
+    Raises
+    ------
+    TypeError
+        If the mask has an integer, complex, string or object dtype.
+    ValueError
+        If a float mask holds NaN or +inf, or the mask does not broadcast to the scores shape.
+    """
+    try:
+        arr = np.asarray(mask)
+    except (ValueError, TypeError) as err:
+        raise ValueError(f"{name} could not be converted to an array ({err})") from None
+    kind = arr.dtype.kind
+    if kind in "iu":
+        raise TypeError(
+            f"{name} has integer dtype {arr.dtype}, which is ambiguous; {_MASK_DTYPE_HINT}"
+        )
+    if kind not in "bf":
+        raise TypeError(f"{name} has dtype {arr.dtype}; {_MASK_DTYPE_HINT}")
+    if kind == "f":
+        _check_nonfinite(
+            arr, name, nan_ok=False, posinf_ok=False, neginf_ok=True,
+            what="; a float mask is added to the scores, so it may hold 0, finite values or -inf",
+        )
+    scores_shape = tuple(scores_shape)
+    try:
+        full = tuple(np.broadcast_shapes(arr.shape, scores_shape))
+    except ValueError:
+        full = None
+    if full is None or full[-2:] != scores_shape[-2:]:
+        raise ValueError(
+            f"{name} shape {arr.shape} does not broadcast to the scores shape "
+            f"(..., T_q, T_k) = {scores_shape}"
+        )
+    return arr

@@ -1,0 +1,162 @@
+"""Scaled dot-product attention (notebooks 01-03).
+
+    scores  = Q K^T / sqrt(d_k)
+    weights = softmax(scores + mask)       (over the keys of each query row)
+    output  = weights V
+"""
+import numbers
+
+import numpy as np
+
+from course_utils._validate import (
+    as_float_array,
+    as_mask,
+    broadcast_leading,
+    check_min_ndim,
+    check_ndim,
+)
+from course_utils.softmax import _softmax_unchecked
+
+
+def attention_row(scores, values):
+    """Attention for one query: softmax the scores, then mix the value vectors.
+
+    This is the one-row case of notebook 01: the scores are already computed (and scaled).
+
+    Parameters
+    ----------
+    scores : array_like, shape (T,)
+        One query's score against each of T keys. May contain -inf (a masked key).
+    values : array_like, shape (T, d_v)
+        One value vector per key.
+
+    Returns
+    -------
+    output : ndarray, shape (d_v,)
+        ``weights @ values``: a weighted combination of the value vectors.
+    weights : ndarray, shape (T,)
+        ``softmax(scores)``; sums to one, or is all zeros if every score is -inf
+        (then the output is all zeros too).
+
+    Raises
+    ------
+    ValueError
+        If scores is not 1-D, values is not 2-D, their T differ, or an entry is NaN/inf
+        (scores may hold -inf).
+    TypeError
+        If an input is not real-valued.
+
+    Examples
+    --------
+    >>> from course_utils.examples import ARTICLE_SCORES, ARTICLE_VALUES
+    >>> output, weights = attention_row(ARTICLE_SCORES, ARTICLE_VALUES)
+    >>> weights.round(3), output.round(3)
+    (array([0.665, 0.245, 0.09 ]), array([0.935, 0.579]))
+    """
+    scores = as_float_array(scores, "scores", neginf_ok=True)
+    values = as_float_array(values, "values")
+    check_ndim(scores, "scores", 1, "(T,): one score per key")
+    check_ndim(values, "values", 2, "(T, d_v): one value vector per key")
+    if scores.shape[0] != values.shape[0]:
+        raise ValueError(
+            f"scores has T={scores.shape[0]} keys but values has T={values.shape[0]} rows "
+            f"(scores shape {scores.shape}, values shape {values.shape})"
+        )
+    weights = _softmax_unchecked(scores, 0)  # (T,)
+    output = weights @ values  # (T,) @ (T, d_v) -> (d_v,)
+    return output, weights
+
+
+def scaled_dot_product_attention(q, k, v, mask=None, *, scale=None):
+    """Scaled dot-product attention, ``softmax(q k^T * scale + mask) v``, batched.
+
+    Parameters
+    ----------
+    q : array_like, shape (..., T_q, d_k)
+        Queries, one row per receiving position.
+    k : array_like, shape (..., T_k, d_k)
+        Keys, one row per key position.
+    v : array_like, shape (..., T_k, d_v)
+        Values, one row per key position.
+    mask : array_like, optional, broadcastable to (..., T_q, T_k)
+        Boolean: True = the query may attend to the key (PyTorch's scaled_dot_product_attention
+        convention); a False entry sets that score to -inf. Floating: added to the scores (0 to
+        keep, -inf to remove, or any finite bias). Integer masks are refused as ambiguous.
+        The mask may add leading (batch) dims.
+    scale : float, optional
+        Multiplies the scores; defaults to ``1 / sqrt(d_k)``.
+
+    Returns
+    -------
+    output : ndarray, shape (..., T_q, d_v)
+        ``weights @ v``.
+    weights : ndarray, shape (..., T_q, T_k)
+        Softmax over the keys of each query row; each row with a permitted key sums to one.
+
+    Notes
+    -----
+    The leading dims of q, k, v and mask broadcast against each other, e.g. q of shape
+    (2, 1, 5, 4) with k and v of shape (3, 5, 4) gives output (2, 3, 5, 4).
+
+    A query row with no permitted key (all False, or all -inf after the mask) has no defined
+    softmax. Here such a row gets all-zero weights and therefore an all-zero output row, never
+    NaN. This is what PyTorch's ``torch.nn.functional.scaled_dot_product_attention`` returns for
+    such a row. Better still, avoid building such rows.
+
+    Raises
+    ------
+    ValueError
+        If an input has fewer than 2 dims, d_k of q and k differ, T_k of k and v differ, the
+        leading dims do not broadcast, d_k is 0, an input holds NaN/inf, a float mask holds NaN
+        or +inf, the mask does not broadcast to (..., T_q, T_k), or the scores overflow.
+    TypeError
+        If an input is not real-valued, the mask is not bool/float, or scale is not a real number.
+    """
+    q = as_float_array(q, "q")
+    k = as_float_array(k, "k")
+    v = as_float_array(v, "v")
+    check_min_ndim(q, "q", 2, "(..., T_q, d_k)")
+    check_min_ndim(k, "k", 2, "(..., T_k, d_k)")
+    check_min_ndim(v, "v", 2, "(..., T_k, d_v)")
+    d_k = q.shape[-1]
+    if k.shape[-1] != d_k:
+        raise ValueError(
+            f"k has d_k={k.shape[-1]} but q has d_k={d_k} (q shape {q.shape}, k shape {k.shape})"
+        )
+    if v.shape[-2] != k.shape[-2]:
+        raise ValueError(
+            f"v has T_k={v.shape[-2]} rows but k has T_k={k.shape[-2]} "
+            f"(k shape {k.shape}, v shape {v.shape}); each key needs one value"
+        )
+    if d_k == 0:
+        raise ValueError(f"q and k have d_k=0 (q shape {q.shape}, k shape {k.shape})")
+    lead = broadcast_leading([q.shape, k.shape, v.shape], ["q", "k", "v"])
+    t_q, t_k = q.shape[-2], k.shape[-2]
+    if mask is not None:
+        mask = as_mask(mask, lead + (t_q, t_k))
+    if scale is None:
+        scale = 1.0 / np.sqrt(d_k)
+    elif isinstance(scale, (bool, np.bool_)) or not isinstance(scale, numbers.Real):
+        raise TypeError(f"scale must be a real number; got {scale!r} of type {type(scale).__name__}")
+    elif not np.isfinite(scale):
+        raise ValueError(f"scale must be finite; got scale={scale}")
+    scale = float(scale)  # a Python float, so float32 inputs stay float32
+
+    with np.errstate(over="ignore", invalid="ignore"):
+        scores = (q @ np.swapaxes(k, -1, -2)) * scale  # (..., T_q, d_k) @ (..., d_k, T_k) -> (..., T_q, T_k)
+    if not np.isfinite(scores).all():
+        raise ValueError(
+            f"the scores q @ k^T * scale overflowed (largest |q| = {np.abs(q).max():.3g}, "
+            f"|k| = {np.abs(k).max():.3g}, scale = {scale:.3g}); rescale q and k"
+        )
+    if mask is not None:
+        if mask.dtype == np.bool_:
+            scores = np.where(mask, scores, -np.inf)  # (..., T_q, T_k): False -> -inf
+        else:
+            with np.errstate(over="ignore"):
+                scores = scores + mask  # (..., T_q, T_k)
+            if np.isposinf(scores).any():
+                raise ValueError("scores + mask overflowed to +inf; the float mask is too large")
+    weights = _softmax_unchecked(scores, -1)  # (..., T_q, T_k); empty rows -> zeros
+    output = weights @ v  # (..., T_q, T_k) @ (..., T_k, d_v) -> (..., T_q, d_v)
+    return output, weights
