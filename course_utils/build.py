@@ -1,0 +1,850 @@
+"""Generate the learner notebooks in ``notebooks/`` from the solved notebooks in ``solutions/``.
+
+``solutions/`` is the single source of truth. Each solved notebook marks the code a learner
+writes between a line ``### BEGIN SOLUTION`` and a line ``### END SOLUTION`` (nbgrader's
+markers). The learner notebook of the same file name gets, at the marker's indentation::
+
+    # YOUR CODE HERE
+    raise NotImplementedError()
+
+and carries no outputs. Its ``metadata.course_build`` records the solution file it came from
+and a fingerprint of its cell sources, so a later run can tell whether a learner has edited
+it: an edited learner notebook is never overwritten unless ``--force`` is given, and then only
+after a backup copy has been written to ``backups/notebooks/``.
+
+Command line (from the repository root)::
+
+    python -m course_utils.build                      # regenerate every learner notebook
+    python -m course_utils.build 01-one-attention-row # only this one (name, stem or prefix)
+    python -m course_utils.build --check              # write nothing; exit 1 if out of date
+    python -m course_utils.build --force              # overwrite edited notebooks (after a backup)
+    python -m course_utils.build --execute-solutions  # re-run solutions/, store outputs, regenerate
+
+Exit codes: 0 ok; 1 check failed, a notebook was skipped because it was edited, or a solution
+failed to execute; 2 bad usage, an unreadable notebook or malformed solution markers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import datetime as _dt
+import hashlib
+import itertools
+import json
+import os
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+__all__ = [
+    "BuildResult",
+    "ExecutionResult",
+    "NotebookReadError",
+    "Problem",
+    "SolutionMarkerError",
+    "UsageError",
+    "backup_notebook",
+    "build",
+    "check",
+    "execute_solutions",
+    "fingerprint",
+    "has_learner_edits",
+    "learner_notebook",
+    "main",
+    "read_notebook",
+    "strip_solutions",
+    "write_notebook",
+]
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SOLUTIONS_DIR = REPO_ROOT / "solutions"
+NOTEBOOKS_DIR = REPO_ROOT / "notebooks"
+BACKUP_DIR = REPO_ROOT / "backups" / "notebooks"
+
+BEGIN_MARKER = "### BEGIN SOLUTION"
+END_MARKER = "### END SOLUTION"
+PLACEHOLDER_LINES = ("# YOUR CODE HERE", "raise NotImplementedError()")
+METADATA_KEY = "course_build"
+# Cell metadata written by JupyterLab ("execution", record timing) and by the classic
+# ExecuteTime extension: volatile, never part of a generated or committed notebook.
+TIMING_METADATA_KEYS = ("execution", "ExecuteTime")
+CELL_TIMEOUT = 120  # seconds per cell for --execute-solutions
+KERNEL_NAME = "python3"
+
+# A line that looks like a marker but is not exactly one ("## BEGIN SOLUTION",
+# "### end solution") would leak a solution into the learner notebook: refuse it.
+_LOOKALIKE_MARKER = re.compile(r"#+\s*(BEGIN|END)\s+SOLUTION\b", re.IGNORECASE)
+
+
+class SolutionMarkerError(ValueError):
+    """A ``### BEGIN SOLUTION`` / ``### END SOLUTION`` marker without its partner, or nested."""
+
+
+class NotebookReadError(ValueError):
+    """A notebook file that cannot be read as an nbformat 4 notebook."""
+
+
+class UsageError(ValueError):
+    """Bad command-line usage: unknown notebook name, missing folder, and so on."""
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    """What :func:`build` did with one learner notebook.
+
+    Attributes
+    ----------
+    name : str
+        Notebook stem, e.g. ``"01-one-attention-row"``.
+    status : str
+        ``"created"``, ``"updated"``, ``"unchanged"``, ``"skipped"`` (edited by a learner, not
+        overwritten), ``"overwritten"`` (edited, replaced with ``force=True`` after a backup) or
+        ``"orphan"`` (a learner notebook with no solution; left alone).
+    path : Path
+        The learner notebook.
+    message : str
+        One line for humans.
+    backup : Path or None
+        The backup copy written before overwriting, if any.
+    """
+
+    name: str
+    status: str
+    path: Path
+    message: str
+    backup: Path | None = None
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One reason why :func:`check` finds the learner notebooks out of date.
+
+    Attributes
+    ----------
+    name : str
+        Notebook stem.
+    kind : str
+        ``"missing"``, ``"stale"`` or ``"orphan"``.
+    path : Path
+        The learner notebook concerned.
+    message : str
+        One line for humans.
+    """
+
+    name: str
+    kind: str
+    path: Path
+    message: str
+
+    def __str__(self) -> str:
+        return self.message
+
+
+@dataclass(frozen=True)
+class ExecutionResult:
+    """Outcome of executing one solution notebook (:func:`execute_solutions`).
+
+    Attributes
+    ----------
+    name : str
+        Notebook stem.
+    path : Path
+        The solution notebook.
+    ok : bool
+        True if every cell ran; the notebook was then written back with its outputs.
+    message : str
+        One line for humans (the error, when ``ok`` is False).
+    """
+
+    name: str
+    path: Path
+    ok: bool
+    message: str
+
+
+# ---------------------------------------------------------------------------------------------
+# Sources and notebooks in memory
+# ---------------------------------------------------------------------------------------------
+
+
+def strip_solutions(source: str) -> str:
+    """Replace every solution region of a code cell's source with a placeholder.
+
+    Each region runs from a line whose stripped text is ``### BEGIN SOLUTION`` to the next line
+    whose stripped text is ``### END SOLUTION`` (both included). It becomes two lines at the
+    indentation of the BEGIN line: ``# YOUR CODE HERE`` and ``raise NotImplementedError()``.
+    Lines outside regions are kept byte for byte.
+
+    Parameters
+    ----------
+    source : str
+        The source of one code cell.
+
+    Returns
+    -------
+    str
+        The learner's source. Equal to ``source`` when it holds no marker.
+
+    Raises
+    ------
+    SolutionMarkerError
+        On a BEGIN without END, an END without BEGIN, a BEGIN inside a region, or a line that
+        looks like a marker but is not spelled exactly like one. The message gives the line number.
+    """
+    out: list[str] = []
+    open_region: tuple[int, str, str] | None = None  # (line number, indentation, line ending)
+    for lineno, line in enumerate(source.splitlines(keepends=True), start=1):
+        body = line.rstrip("\r\n")
+        ending = line[len(body):]
+        stripped = body.strip()
+        if stripped == BEGIN_MARKER:
+            if open_region is not None:
+                raise SolutionMarkerError(
+                    f"line {lineno}: {BEGIN_MARKER!r} inside the solution region opened on "
+                    f"line {open_region[0]} (regions cannot nest; close it with {END_MARKER!r} first)"
+                )
+            indent = body[: len(body) - len(body.lstrip())]
+            open_region = (lineno, indent, ending)
+        elif stripped == END_MARKER:
+            if open_region is None:
+                raise SolutionMarkerError(
+                    f"line {lineno}: {END_MARKER!r} without a matching {BEGIN_MARKER!r} before it"
+                )
+            _, indent, begin_ending = open_region
+            out.append(indent + PLACEHOLDER_LINES[0] + (begin_ending or "\n"))
+            out.append(indent + PLACEHOLDER_LINES[1] + ending)
+            open_region = None
+        elif _LOOKALIKE_MARKER.match(stripped):
+            raise SolutionMarkerError(
+                f"line {lineno}: {stripped!r} looks like a solution marker but is not exactly "
+                f"{BEGIN_MARKER!r} or {END_MARKER!r}"
+            )
+        elif open_region is None:
+            out.append(line)
+    if open_region is not None:
+        raise SolutionMarkerError(
+            f"line {open_region[0]}: {BEGIN_MARKER!r} is never closed by {END_MARKER!r}"
+        )
+    return "".join(out)
+
+
+def _source(cell) -> str:
+    """A cell's source as one string (nbformat also allows a list of lines)."""
+    source = cell.get("source", "")
+    return "".join(source) if isinstance(source, list) else source
+
+
+def fingerprint(nb) -> str:
+    """Fingerprint of a notebook's cell types and cell sources.
+
+    Outputs, execution counts and all metadata are left out, so running cells does not change
+    it; editing, adding, deleting or moving a cell does.
+
+    Parameters
+    ----------
+    nb : nbformat.NotebookNode
+        Any nbformat 4 notebook.
+
+    Returns
+    -------
+    str
+        ``"sha256:"`` followed by 64 hex digits.
+    """
+    cells = [[cell.get("cell_type", ""), _source(cell)] for cell in nb.get("cells", [])]
+    payload = json.dumps(cells, ensure_ascii=False, separators=(",", ":"))
+    return "sha256:" + hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+def has_learner_edits(nb) -> bool | None:
+    """Whether a learner notebook's cells changed since it was generated.
+
+    Parameters
+    ----------
+    nb : nbformat.NotebookNode
+        A learner notebook.
+
+    Returns
+    -------
+    bool or None
+        True if its cell sources no longer match the fingerprint recorded in
+        ``metadata.course_build``, False if they match, None if no fingerprint is recorded.
+    """
+    record = nb.get("metadata", {}).get(METADATA_KEY)
+    recorded = record.get("fingerprint") if isinstance(record, dict) else None
+    if not recorded:
+        return None
+    return fingerprint(nb) != recorded
+
+
+def _strip_volatile(nb) -> None:
+    """Remove, in place, widget state and execution timings (metadata that changes on every run)."""
+    nb.metadata.pop("widgets", None)
+    for cell in nb.cells:
+        metadata = cell.get("metadata", {})
+        for key in TIMING_METADATA_KEYS:
+            metadata.pop(key, None)
+
+
+def _clear_outputs(nb) -> None:
+    """Empty every code cell's outputs and execution count, in place."""
+    for cell in nb.cells:
+        if cell.get("cell_type") == "code":
+            cell["outputs"] = []
+            cell["execution_count"] = None
+
+
+def _ensure_cell_ids(nb) -> None:
+    """Give deterministic ids to cells lacking one, when the format (4.5+) requires ids.
+
+    nbformat would otherwise add random ids when writing, which breaks byte-identical output.
+    """
+    if (nb.nbformat, nb.nbformat_minor) < (4, 5):
+        return
+    taken = {cell["id"] for cell in nb.cells if cell.get("id")}
+    for index, cell in enumerate(nb.cells, start=1):
+        if not cell.get("id"):
+            candidate, suffix = f"cell-{index}", 0
+            while candidate in taken:
+                suffix += 1
+                candidate = f"cell-{index}-{suffix}"
+            cell["id"] = candidate
+            taken.add(candidate)
+
+
+def learner_notebook(nb, source_name: str | None = None):
+    """The learner version of a solved notebook.
+
+    Code cells get their solution regions replaced (see :func:`strip_solutions`), their outputs
+    emptied and their execution counts set to None. Markdown and raw cells, cell ids and cell
+    tags are kept; ``metadata.widgets`` and execution-timing cell metadata are dropped.
+    ``metadata.course_build`` records ``source_name`` and the :func:`fingerprint` of the result.
+
+    Parameters
+    ----------
+    nb : nbformat.NotebookNode
+        The solved notebook (not modified).
+    source_name : str, optional
+        File name of the solution, recorded in the metadata and named in error messages.
+
+    Returns
+    -------
+    nbformat.NotebookNode
+        A new notebook.
+
+    Raises
+    ------
+    SolutionMarkerError
+        On a malformed marker; the message names the notebook, the cell number (1-based, as
+        counted from the top of the notebook) and the line.
+    """
+    learner = nbformat.from_dict(copy.deepcopy(dict(nb)))
+    learner.metadata.pop(METADATA_KEY, None)
+    _strip_volatile(learner)
+    _clear_outputs(learner)
+    for number, cell in enumerate(learner.cells, start=1):
+        if cell.get("cell_type") != "code":
+            continue
+        try:
+            cell["source"] = strip_solutions(_source(cell))
+        except SolutionMarkerError as err:
+            where = source_name or "notebook"
+            cell_id = f" (id {cell['id']})" if cell.get("id") else ""
+            raise SolutionMarkerError(f"{where}, cell {number}{cell_id}: {err}") from None
+    _ensure_cell_ids(learner)
+    learner.metadata[METADATA_KEY] = {
+        "source": source_name,
+        "fingerprint": fingerprint(learner),
+        "note": "Generated from solutions/ by course_utils.build (make notebooks).",
+    }
+    return learner
+
+
+def _comparable(nb) -> str:
+    """Canonical text of a notebook, ignoring outputs, execution counts and volatile metadata."""
+    nb = copy.deepcopy(nb)
+    _strip_volatile(nb)
+    _clear_outputs(nb)
+    for cell in nb.cells:
+        cell["source"] = _source(cell)
+    return json.dumps(nb, sort_keys=True, ensure_ascii=False)
+
+
+def _describe_difference(current, expected) -> str:
+    """A short hint at the first difference between two learner notebooks."""
+    if len(current.cells) != len(expected.cells):
+        return f"it has {len(current.cells)} cells, {len(expected.cells)} expected"
+    for number, (got, want) in enumerate(zip(current.cells, expected.cells), start=1):
+        if got.get("cell_type") != want.get("cell_type"):
+            return f"cell {number} is {got.get('cell_type')}, {want.get('cell_type')} expected"
+        if _source(got) != _source(want):
+            return f"cell {number} source differs"
+        if _comparable_cell(got) != _comparable_cell(want):
+            return f"cell {number} id or metadata differs"
+    return "notebook metadata differs"
+
+
+def _comparable_cell(cell) -> str:
+    cell = copy.deepcopy(cell)
+    for key in TIMING_METADATA_KEYS:
+        cell.get("metadata", {}).pop(key, None)
+    cell.pop("outputs", None)
+    cell.pop("execution_count", None)
+    cell["source"] = _source(cell)
+    return json.dumps(cell, sort_keys=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# Files
+# ---------------------------------------------------------------------------------------------
+
+
+def read_notebook(path):
+    """Read a notebook file as nbformat 4, without validation side effects.
+
+    (``nbformat.read`` validates, and validation adds *random* ids to cells lacking one.)
+
+    Parameters
+    ----------
+    path : str or Path
+        The ``.ipynb`` file.
+
+    Returns
+    -------
+    nbformat.NotebookNode
+
+    Raises
+    ------
+    NotebookReadError
+        If the file is not valid notebook JSON.
+    """
+    path = Path(path)
+    try:
+        nb = nbformat.reader.reads(path.read_text(encoding="utf-8"))
+        if nb.nbformat != 4:
+            nb = nbformat.convert(nb, 4)
+    except (OSError, ValueError, KeyError, nbformat.reader.NotJSONError) as err:
+        raise NotebookReadError(f"cannot read {_display(path)} as a notebook: {err}") from err
+    return nb
+
+
+def write_notebook(nb, path) -> None:
+    """Write a notebook as deterministic JSON (nbformat's layout, UTF-8, ``\\n`` line ends).
+
+    The file is replaced atomically, so an interrupted run never leaves half a notebook.
+
+    Parameters
+    ----------
+    nb : nbformat.NotebookNode
+        The notebook.
+    path : str or Path
+        Destination ``.ipynb`` file.
+    """
+    path = Path(path)
+    _ensure_cell_ids(nb)
+    text = nbformat.writes(nb)
+    if not text.endswith("\n"):
+        text += "\n"
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_bytes(text.encode("utf-8"))
+    os.replace(tmp, path)
+
+
+def backup_notebook(path, backup_dir=None, *, now: _dt.datetime | None = None) -> Path:
+    """Copy a notebook to ``<backup_dir>/<stem>.<YYYYmmdd-HHMMSS>.ipynb`` before it is replaced.
+
+    An existing backup is never overwritten: ``-1``, ``-2``, ... is appended to the timestamp
+    until the name is free.
+
+    Parameters
+    ----------
+    path : str or Path
+        The notebook to back up (copied byte for byte, readable or not).
+    backup_dir : str or Path, optional
+        Folder of backups, created if missing. Default: ``backups/notebooks/`` at the repository root.
+    now : datetime, optional
+        Time to stamp the name with (default: the current local time).
+
+    Returns
+    -------
+    Path
+        The backup file written.
+    """
+    path = Path(path)
+    backup_dir = Path(backup_dir) if backup_dir is not None else BACKUP_DIR
+    backup_dir.mkdir(parents=True, exist_ok=True)
+    stamp = (now or _dt.datetime.now()).strftime("%Y%m%d-%H%M%S")
+    data = path.read_bytes()
+    for counter in itertools.count():
+        suffix = f"-{counter}" if counter else ""
+        candidate = backup_dir / f"{path.stem}.{stamp}{suffix}.ipynb"
+        try:
+            with open(candidate, "xb") as handle:  # "x": fails rather than overwrite
+                handle.write(data)
+        except FileExistsError:
+            continue
+        return candidate
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _display(path) -> str:
+    """A path relative to the working directory when it lies below it, else absolute."""
+    path = Path(path)
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def _stems(folder: Path) -> list[str]:
+    """Stems of the notebooks directly in a folder (hidden files ignored), sorted."""
+    if not folder.is_dir():
+        return []
+    return sorted(p.stem for p in folder.glob("*.ipynb") if not p.name.startswith("."))
+
+
+def _resolve_dirs(solutions_dir, notebooks_dir) -> tuple[Path, Path]:
+    solutions_dir = Path(solutions_dir) if solutions_dir is not None else SOLUTIONS_DIR
+    notebooks_dir = Path(notebooks_dir) if notebooks_dir is not None else NOTEBOOKS_DIR
+    if not solutions_dir.is_dir():
+        raise UsageError(f"solutions folder not found: {_display(solutions_dir)}")
+    if notebooks_dir.exists() and notebooks_dir.resolve() == solutions_dir.resolve():
+        raise UsageError("the learner notebooks folder must differ from the solutions folder")
+    return solutions_dir, notebooks_dir
+
+
+def _select(solution_stems, learner_stems, names) -> tuple[list[str], list[str]]:
+    """Split the requested names into (solutions to build, orphan learner notebooks).
+
+    A name may be a stem, a file name, a path, or a unique prefix of a stem (``"01"``).
+    """
+    solution_stems = list(solution_stems)
+    has_solution = set(solution_stems)
+    orphans = [stem for stem in learner_stems if stem not in has_solution]
+    if not names:
+        return solution_stems, orphans
+    known = sorted(set(solution_stems) | set(orphans))
+    chosen: list[str] = []
+    for name in names:
+        stem = Path(name).name
+        stem = stem[: -len(".ipynb")] if stem.endswith(".ipynb") else stem
+        if stem in known:
+            matches = [stem]
+        else:
+            matches = [s for s in known if s.startswith(stem)]
+        if len(matches) != 1:
+            reason = "matches several notebooks: " + ", ".join(matches) if matches else "matches no notebook"
+            raise UsageError(f"{name!r} {reason} (known: {', '.join(known) or 'none'})")
+        if matches[0] not in chosen:
+            chosen.append(matches[0])
+    return ([s for s in solution_stems if s in chosen], [s for s in orphans if s in chosen])
+
+
+def _generate(solutions_dir: Path, stems) -> dict:
+    """Learner notebooks for the given solution stems (all generated before anything is written)."""
+    generated = {}
+    for stem in stems:
+        path = solutions_dir / f"{stem}.ipynb"
+        generated[stem] = learner_notebook(read_notebook(path), source_name=path.name)
+    return generated
+
+
+def _force_hint(stem: str) -> str:
+    return (
+        f"to replace it (a backup copy goes to backups/notebooks/ first), run: "
+        f"python -m course_utils.build --force {stem}   "
+        f"(or: make notebooks BUILD_ARGS=\"--force {stem}\")"
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Build, check, execute
+# ---------------------------------------------------------------------------------------------
+
+
+def build(solutions_dir=None, notebooks_dir=None, force: bool = False, names=None,
+          backup_dir=None) -> list[BuildResult]:
+    """Generate (or update) the learner notebooks from the solutions.
+
+    A learner notebook is written when it is missing, or when it differs from the generated one
+    (outputs and execution counts ignored) and has not been edited since it was generated. An
+    edited notebook is skipped, unless ``force`` is true: it is then backed up
+    (:func:`backup_notebook`) and overwritten. Learner notebooks without a solution are reported
+    (status ``"orphan"``) and left alone. All solutions are converted before anything is written,
+    so a malformed marker leaves every file untouched.
+
+    Parameters
+    ----------
+    solutions_dir, notebooks_dir : str or Path, optional
+        Default: ``solutions/`` and ``notebooks/`` at the repository root.
+    force : bool
+        Overwrite edited learner notebooks (after a backup).
+    names : sequence of str, optional
+        Restrict to these notebooks (stems, file names or unique prefixes).
+    backup_dir : str or Path, optional
+        Where backups go. Default: ``backups/notebooks/`` at the repository root.
+
+    Returns
+    -------
+    list of BuildResult
+        One per notebook considered, solutions first (sorted), then orphans.
+
+    Raises
+    ------
+    UsageError, NotebookReadError, SolutionMarkerError
+    """
+    solutions_dir, notebooks_dir = _resolve_dirs(solutions_dir, notebooks_dir)
+    stems, orphans = _select(_stems(solutions_dir), _stems(notebooks_dir), names)
+    generated = _generate(solutions_dir, stems)
+    notebooks_dir.mkdir(parents=True, exist_ok=True)
+    results = [_build_one(stem, notebooks_dir / f"{stem}.ipynb", learner, force, backup_dir)
+               for stem, learner in generated.items()]
+    for stem in orphans:
+        path = notebooks_dir / f"{stem}.ipynb"
+        results.append(BuildResult(stem, "orphan", path,
+                                   f"{_display(path)} has no solution in {_display(solutions_dir)}; "
+                                   f"left alone (delete it by hand if it is obsolete)"))
+    return results
+
+
+def _build_one(stem, target: Path, learner, force, backup_dir) -> BuildResult:
+    shown = _display(target)
+    if not target.exists():
+        write_notebook(learner, target)
+        return BuildResult(stem, "created", target, f"created   {shown}")
+    try:
+        current = read_notebook(target)
+    except NotebookReadError:
+        current = None
+    if current is not None and _comparable(current) == _comparable(learner):
+        return BuildResult(stem, "unchanged", target, f"unchanged {shown}")
+    if current is None:
+        edited = True  # unreadable: cannot tell, so protect it
+    else:
+        edited = has_learner_edits(current)
+        if edited is None:  # no fingerprint: edited if its cells differ from the generated ones
+            edited = fingerprint(current) != fingerprint(learner)
+    if not edited:
+        write_notebook(learner, target)
+        return BuildResult(stem, "updated", target, f"updated   {shown}")
+    if not force:
+        return BuildResult(stem, "skipped", target,
+                           f"skipped   {shown}: edited since it was generated, so not overwritten; "
+                           + _force_hint(stem))
+    backup = backup_notebook(target, backup_dir)
+    write_notebook(learner, target)
+    return BuildResult(stem, "overwritten", target,
+                       f"overwritten {shown} (edited; the previous version is in {_display(backup)})",
+                       backup=backup)
+
+
+def check(solutions_dir=None, notebooks_dir=None, names=None) -> list[Problem]:
+    """List the learner notebooks that are missing, stale or orphaned. Writes nothing.
+
+    Parameters
+    ----------
+    solutions_dir, notebooks_dir : str or Path, optional
+        Default: ``solutions/`` and ``notebooks/`` at the repository root.
+    names : sequence of str, optional
+        Restrict to these notebooks (stems, file names or unique prefixes).
+
+    Returns
+    -------
+    list of Problem
+        Empty when every learner notebook equals what :func:`build` would generate, ignoring
+        outputs, execution counts, widget state and execution timings.
+
+    Raises
+    ------
+    UsageError, NotebookReadError, SolutionMarkerError
+    """
+    solutions_dir, notebooks_dir = _resolve_dirs(solutions_dir, notebooks_dir)
+    stems, orphans = _select(_stems(solutions_dir), _stems(notebooks_dir), names)
+    problems = []
+    for stem, expected in _generate(solutions_dir, stems).items():
+        target = notebooks_dir / f"{stem}.ipynb"
+        shown = _display(target)
+        if not target.exists():
+            problems.append(Problem(stem, "missing", target, f"missing: {shown}"))
+            continue
+        try:
+            current = read_notebook(target)
+        except NotebookReadError as err:
+            problems.append(Problem(stem, "stale", target, f"stale:   {shown} ({err})"))
+            continue
+        if _comparable(current) != _comparable(expected):
+            problems.append(Problem(stem, "stale", target,
+                                    f"stale:   {shown} ({_describe_difference(current, expected)})"))
+    for stem in orphans:
+        target = notebooks_dir / f"{stem}.ipynb"
+        problems.append(Problem(stem, "orphan", target,
+                                f"orphan:  {_display(target)} (no {stem}.ipynb in {_display(solutions_dir)})"))
+    return problems
+
+
+def _current_env_kernel_manager_class():
+    """An AsyncKernelManager whose "python3" kernel is this environment's Python (as nbval's
+    ``--nbval-current-env``), whatever kernelspecs are installed elsewhere."""
+    import ipykernel.kernelspec
+    from jupyter_client import AsyncKernelManager
+    from jupyter_client.kernelspec import KernelSpecManager
+    from traitlets import default
+
+    class CurrentEnvKernelSpecManager(KernelSpecManager):
+        def get_kernel_spec(self, kernel_name):
+            if kernel_name == KERNEL_NAME:
+                return self.kernel_spec_class(resource_dir=ipykernel.kernelspec.RESOURCES,
+                                              **ipykernel.kernelspec.get_kernel_dict())
+            return super().get_kernel_spec(kernel_name)
+
+    class CurrentEnvKernelManager(AsyncKernelManager):
+        @default("kernel_spec_manager")
+        def _kernel_spec_manager_default(self):
+            return CurrentEnvKernelSpecManager(data_dir=self.data_dir)
+
+    return CurrentEnvKernelManager
+
+
+def execute_solutions(solutions_dir=None, names=None, timeout: int = CELL_TIMEOUT) -> list[ExecutionResult]:
+    """Run each solution notebook top to bottom in a fresh kernel and store its outputs.
+
+    The kernel is "python3" from the current environment, its working directory the solutions
+    folder. Cells tagged ``raises-exception`` may fail; any other error leaves that notebook's
+    file untouched and is reported. Widget state and execution timings are not stored.
+
+    Parameters
+    ----------
+    solutions_dir : str or Path, optional
+        Default: ``solutions/`` at the repository root.
+    names : sequence of str, optional
+        Restrict to these notebooks (stems, file names or unique prefixes).
+    timeout : int
+        Seconds allowed per cell.
+
+    Returns
+    -------
+    list of ExecutionResult
+    """
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError, CellTimeoutError
+
+    solutions_dir = Path(solutions_dir) if solutions_dir is not None else SOLUTIONS_DIR
+    if not solutions_dir.is_dir():
+        raise UsageError(f"solutions folder not found: {_display(solutions_dir)}")
+    stems, _ = _select(_stems(solutions_dir), [], names)
+    manager_class = _current_env_kernel_manager_class()
+    results = []
+    for stem in stems:
+        path = solutions_dir / f"{stem}.ipynb"
+        nb = read_notebook(path)
+        client = NotebookClient(nb, timeout=timeout, kernel_name=KERNEL_NAME,
+                                kernel_manager_class=manager_class, record_timing=False,
+                                resources={"metadata": {"path": str(solutions_dir.resolve())}})
+        try:
+            client.execute()
+        except (CellExecutionError, CellTimeoutError) as err:
+            results.append(ExecutionResult(stem, path, False,
+                                           f"FAILED    {_display(path)} (file left unchanged):\n{err}"))
+            continue
+        _strip_volatile(nb)
+        write_notebook(nb, path)
+        results.append(ExecutionResult(stem, path, True, f"executed  {_display(path)}"))
+    return results
+
+
+# ---------------------------------------------------------------------------------------------
+# Command line
+# ---------------------------------------------------------------------------------------------
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m course_utils.build",
+        description="Generate the learner notebooks (notebooks/) from the solved notebooks "
+                    "(solutions/). Edited learner notebooks are never overwritten without --force.",
+    )
+    parser.add_argument("names", nargs="*", metavar="NOTEBOOK",
+                        help="only these notebooks (stem, file name or unique prefix, e.g. 01)")
+    parser.add_argument("--solutions", metavar="DIR", type=Path, default=None,
+                        help="solved notebooks (default: <repo>/solutions)")
+    parser.add_argument("--notebooks", metavar="DIR", type=Path, default=None,
+                        help="learner notebooks (default: <repo>/notebooks)")
+    parser.add_argument("--backup-dir", metavar="DIR", type=Path, default=None,
+                        help="where --force keeps copies of edited notebooks "
+                             "(default: <repo>/backups/notebooks)")
+    parser.add_argument("--force", action="store_true",
+                        help="overwrite learner notebooks edited since generation (after a backup)")
+    parser.add_argument("--check", action="store_true",
+                        help="write nothing; exit 1 if a learner notebook is missing, stale or orphaned")
+    parser.add_argument("--execute-solutions", action="store_true",
+                        help="re-run every solution notebook, store its outputs, then regenerate")
+    return parser
+
+
+def main(argv=None) -> int:
+    """Command-line entry point.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        Arguments without the program name (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        0 ok; 1 check failed, a notebook skipped because edited, or a solution failed to run;
+        2 bad usage, unreadable notebook or malformed solution markers.
+    """
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+        if args.check and (args.force or args.execute_solutions):
+            parser.error("--check writes nothing: it cannot be combined with --force or --execute-solutions")
+    except SystemExit as exit_:  # argparse exits on bad usage (2) and on --help (0)
+        return exit_.code if isinstance(exit_.code, int) else 2
+
+    try:
+        if args.check:
+            problems = check(args.solutions, args.notebooks, names=args.names)
+            if problems:
+                print("learner notebooks are out of date:")
+                for problem in problems:
+                    print("  " + problem.message)
+                print("regenerate them with: make notebooks (python -m course_utils.build)")
+                return 1
+            count = len(_select(_stems(_resolve_dirs(args.solutions, args.notebooks)[0]), [],
+                                args.names)[0])
+            print(f"learner notebooks are up to date ({count} notebooks)")
+            return 0
+
+        status = 0
+        if args.execute_solutions:
+            executions = execute_solutions(args.solutions, names=args.names)
+            for result in executions:
+                print(result.message, file=sys.stdout if result.ok else sys.stderr)
+            if not all(result.ok for result in executions):
+                status = 1
+
+        results = build(args.solutions, args.notebooks, force=args.force, names=args.names,
+                        backup_dir=args.backup_dir)
+    except (UsageError, NotebookReadError, SolutionMarkerError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+
+    for result in results:
+        stream = sys.stderr if result.status in ("skipped", "orphan") else sys.stdout
+        print(result.message, file=stream)
+    counts = {s: sum(r.status == s for r in results) for s in
+              ("created", "updated", "unchanged", "overwritten", "skipped", "orphan")}
+    summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n)
+    print(f"{len(results)} notebooks: {summary or 'nothing to do'}")
+    if counts["skipped"]:
+        status = 1
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
