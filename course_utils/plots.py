@@ -1,0 +1,524 @@
+"""Plots of attention weights and of the value vectors they mix (matplotlib only).
+
+Every function draws on the ``ax`` it is given, or on a new figure when ``ax`` is None; none of
+them touches pyplot's "current axes". The plots a dashboard moves have a cheap update path that
+changes the existing artists in place instead of drawing a new figure:
+
+==========================  ===========================
+build                       update in place
+==========================  ===========================
+``attention_heatmap``       ``update_heatmap``
+``attention_row_bars``      ``update_row_bars``
+``value_hull_plot``         ``update_value_hull``
+==========================  ===========================
+
+Colours: the heatmap uses ``cividis`` by default (readable with the common colour-vision
+deficiencies, and monotone in lightness); the other plots use the Okabe-Ito palette.
+"""
+import numpy as np
+import matplotlib.pyplot as plt
+from matplotlib.patches import Polygon, Rectangle
+from matplotlib.ticker import MaxNLocator
+
+__all__ = [
+    "attention_heatmap",
+    "update_heatmap",
+    "attention_row_bars",
+    "update_row_bars",
+    "value_hull_plot",
+    "update_value_hull",
+    "convex_hull",
+]
+
+# Okabe-Ito colours (colour-blind safe).
+_BLUE = "#0072B2"
+_ORANGE = "#E69F00"
+_VERMILLION = "#D55E00"
+_GREY = "#999999"
+
+#: Heatmaps whose larger side has at most this many cells print their values by default.
+ANNOTATE_MAX_T = 10
+
+#: Without labels, heatmaps up to this size get one tick per position; larger ones get a few.
+TICK_EVERY_POSITION_MAX_T = 20
+
+
+# --------------------------------------------------------------------------- input checks
+def _as_float(x, name):
+    """``x`` as a float ndarray, or a TypeError naming ``name``."""
+    arr = np.asarray(x)
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must hold real numbers; got dtype {arr.dtype}")
+    return arr.astype(float)
+
+
+def _check_labels(labels, n, name, what, weights_shape):
+    """Labels as a list of str of length n (default: "0".."n-1"), or a ValueError naming lengths."""
+    if labels is None:
+        return [str(i) for i in range(n)]
+    labels = [str(label) for label in labels]
+    if len(labels) != n:
+        raise ValueError(
+            f"{name} has {len(labels)} labels but weights has {n} {what} "
+            f"(weights shape {tuple(weights_shape)})"
+        )
+    return labels
+
+
+def _new_axes(figsize):
+    """A new pyplot figure and axes (shown by the notebook's backend like any plot)."""
+    _, ax = plt.subplots(figsize=figsize)
+    return ax
+
+
+def _text_colour(rgba):
+    """Black or white, whichever contrasts more with a cell of colour ``rgba`` (WCAG luminance)."""
+    rgb = np.asarray(rgba[:3], dtype=float)
+    linear = np.where(rgb <= 0.03928, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    luminance = float(linear @ [0.2126, 0.7152, 0.0722])
+    return "black" if luminance > 0.179 else "white"
+
+
+def _allowed_from_mask(mask, shape):
+    """Boolean (T_q, T_k) array, True = may attend, from a boolean or float (0 / -inf) mask."""
+    arr = np.asarray(mask)
+    if arr.dtype.kind == "b":
+        allowed = arr
+    elif arr.dtype.kind == "f":
+        allowed = arr != -np.inf  # a float mask is added to the scores: -inf removes a key
+    else:
+        raise TypeError(
+            f"mask must be boolean (True = may attend) or float (0 or -inf); got dtype {arr.dtype}"
+        )
+    try:
+        return np.broadcast_to(allowed, shape)
+    except ValueError:
+        raise ValueError(
+            f"mask shape {arr.shape} does not broadcast to the weights shape {tuple(shape)}"
+        ) from None
+
+
+# --------------------------------------------------------------------------- heatmap
+def attention_heatmap(
+    weights,
+    query_labels=None,
+    key_labels=None,
+    *,
+    ax=None,
+    title=None,
+    annotate=None,
+    cmap="cividis",
+    vmin=0.0,
+    vmax=1.0,
+    colorbar=False,
+    mask=None,
+):
+    """Draw an attention-weight matrix: one row per query, one column per key.
+
+    Parameters
+    ----------
+    weights : array_like, shape (T_q, T_k)
+        Attention weights; row i holds how much query i attends to each key.
+    query_labels : sequence of str, length T_q, optional
+        Row (y-axis) labels: the tokens that attend. Default "0", "1", ...
+    key_labels : sequence of str, length T_k, optional
+        Column (x-axis) labels: the tokens attended to. Default "0", "1", ...
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; a new figure is created when None.
+    title : str, optional
+    annotate : bool, optional
+        Print each weight (2 decimals) in its cell, in black or white for contrast with the cell.
+        Default: True when max(T_q, T_k) <= 10.
+    cmap : str or Colormap, default "cividis"
+        Colour-blind-friendly by default.
+    vmin, vmax : float, default 0 and 1
+        Colour scale limits (fixed, so two plots of weights compare by colour).
+    colorbar : bool, default False
+        Add a colour bar labelled "attention weight".
+    mask : array_like of bool, broadcastable to (T_q, T_k), optional
+        True = the query may attend to the key (PyTorch's convention); a float mask
+        (0 = keep, -inf = remove) is accepted too. Blocked cells are drawn grey and hatched,
+        with no number printed in them.
+
+    Returns
+    -------
+    matplotlib.image.AxesImage
+        The image; pass it to ``update_heatmap`` to show new weights in place.
+
+    Raises
+    ------
+    ValueError
+        If weights is not 2-D, a label list has the wrong length, or the mask does not broadcast;
+        the message names the lengths and the weights shape.
+    """
+    weights = _as_float(weights, "weights")
+    if weights.ndim != 2:
+        raise ValueError(
+            f"weights must be 2-D, shape (T_q, T_k); got {weights.ndim}-D weights of shape "
+            f"{weights.shape}"
+        )
+    t_q, t_k = weights.shape
+    given_query_labels, given_key_labels = query_labels is not None, key_labels is not None
+    query_labels = _check_labels(query_labels, t_q, "query_labels", "rows (T_q)", weights.shape)
+    key_labels = _check_labels(key_labels, t_k, "key_labels", "columns (T_k)", weights.shape)
+    allowed = None if mask is None else _allowed_from_mask(mask, weights.shape)
+    if annotate is None:
+        annotate = max(t_q, t_k) <= ANNOTATE_MAX_T
+
+    if ax is None:
+        ax = _new_axes((min(2.0 + 0.6 * t_k, 12.0), min(1.6 + 0.5 * t_q, 10.0)))
+    image = ax.imshow(weights, cmap=cmap, vmin=vmin, vmax=vmax, aspect="equal")
+
+    # x = keys (columns), y = queries (rows).
+    if given_key_labels or t_k <= TICK_EVERY_POSITION_MAX_T:
+        rotate = max((len(label) for label in key_labels), default=0) > 3
+        ax.set_xticks(
+            range(t_k), key_labels, rotation=45 if rotate else 0,
+            ha="right" if rotate else "center", rotation_mode="anchor",
+        )
+    else:  # many unnamed positions: a few integer ticks
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=10, integer=True))
+    if given_query_labels or t_q <= TICK_EVERY_POSITION_MAX_T:
+        ax.set_yticks(range(t_q), query_labels)
+    else:
+        ax.yaxis.set_major_locator(MaxNLocator(nbins=10, integer=True))
+    xlabel = "key (attended to)"
+    if allowed is not None and not allowed.all():
+        xlabel += "; hatched = masked out"
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("query (attending)")
+    if title is not None:
+        ax.set_title(title)
+
+    blocked_patches = []
+    if allowed is not None:
+        for i, j in zip(*np.nonzero(~allowed)):
+            patch = Rectangle(
+                (j - 0.5, i - 0.5), 1.0, 1.0, facecolor="0.82", edgecolor="0.45",
+                hatch="///", linewidth=0.0, zorder=2,
+            )
+            ax.add_patch(patch)
+            blocked_patches.append(patch)
+
+    texts = np.full(weights.shape, None, dtype=object)
+    if annotate:
+        for i in range(t_q):
+            for j in range(t_k):
+                if allowed is not None and not allowed[i, j]:
+                    continue
+                texts[i, j] = ax.text(
+                    j, i, "", ha="center", va="center", fontsize=9, zorder=3,
+                )
+    image._cell_texts = texts  # (T_q, T_k) Text or None, kept for update_heatmap
+    image._blocked_patches = blocked_patches
+    _set_cell_texts(image, weights)
+
+    if colorbar:
+        ax.figure.colorbar(image, ax=ax, label="attention weight")
+    return image
+
+
+def _set_cell_texts(image, weights):
+    for (i, j), text in np.ndenumerate(image._cell_texts):
+        if text is None:
+            continue
+        value = weights[i, j]
+        text.set_text(f"{value:.2f}")
+        text.set_color(_text_colour(image.cmap(image.norm(value))))
+
+
+def update_heatmap(image, weights):
+    """Show new weights in a heatmap drawn by ``attention_heatmap``, in place.
+
+    Parameters
+    ----------
+    image : matplotlib.image.AxesImage
+        What ``attention_heatmap`` returned.
+    weights : array_like, shape (T_q, T_k)
+        Same shape as the weights first drawn.
+
+    Returns
+    -------
+    matplotlib.image.AxesImage
+        The same image.
+    """
+    weights = _as_float(weights, "weights")
+    old_shape = image.get_array().shape
+    if weights.shape != old_shape:
+        raise ValueError(
+            f"weights shape {weights.shape} differs from the heatmap's shape {old_shape}; "
+            f"draw a new heatmap for a different size"
+        )
+    image.set_data(weights)
+    _set_cell_texts(image, weights)
+    return image
+
+
+# --------------------------------------------------------------------------- one row as bars
+def _check_row(weights, name="weights"):
+    weights = _as_float(weights, name)
+    if weights.ndim != 1:
+        raise ValueError(
+            f"{name} must be 1-D, shape (T,): one row of attention weights; got shape "
+            f"{weights.shape}"
+        )
+    return weights
+
+
+def attention_row_bars(weights, labels=None, *, ax=None, title=None):
+    """Bar chart of one query's attention weights, each value printed above its bar.
+
+    Parameters
+    ----------
+    weights : array_like, shape (T,)
+        One row of attention weights (each in [0, 1]).
+    labels : sequence of str, length T, optional
+        The key tokens. Default "0", "1", ...
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; a new figure is created when None.
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.container.BarContainer
+        The bars; pass them to ``update_row_bars`` to show new weights in place. Its
+        ``value_labels`` attribute holds the printed values (one Annotation per bar).
+
+    Raises
+    ------
+    ValueError
+        If weights is not 1-D or labels has the wrong length.
+    """
+    weights = _check_row(weights)
+    (t,) = weights.shape
+    labels = _check_labels(labels, t, "labels", "entries (T)", weights.shape)
+    if ax is None:
+        ax = _new_axes((max(3.0, 1.0 + 0.8 * t), 3.0))
+    x = np.arange(t)
+    bars = ax.bar(x, weights, color=_BLUE, width=0.6)
+    ax.set_xticks(x, labels)
+    ax.set_ylim(0.0, 1.0)
+    ax.set_yticks(np.linspace(0.0, 1.0, 6))
+    ax.set_ylabel("attention weight")
+    ax.set_xlabel("key")
+    ax.spines[["top", "right"]].set_visible(False)
+    if title is not None:
+        ax.set_title(title, pad=16)
+    bars.value_labels = [
+        ax.annotate(
+            "", xy=(xi, 0.0), xytext=(0, 3), textcoords="offset points",
+            ha="center", va="bottom", fontsize=10, annotation_clip=False,
+        )
+        for xi in x
+    ]
+    _set_bar_labels(bars, weights)
+    return bars
+
+
+def _set_bar_labels(bars, weights):
+    for rect, label, w in zip(bars.patches, bars.value_labels, weights):
+        label.xy = (rect.get_x() + rect.get_width() / 2, w)
+        label.set_text(f"{w:.3f}")
+
+
+def update_row_bars(bars, weights):
+    """Set the heights and printed values of bars drawn by ``attention_row_bars``, in place.
+
+    Parameters
+    ----------
+    bars : matplotlib.container.BarContainer
+        What ``attention_row_bars`` returned.
+    weights : array_like, shape (T,)
+        One weight per bar.
+
+    Returns
+    -------
+    matplotlib.container.BarContainer
+        The same bars.
+    """
+    weights = _check_row(weights)
+    if weights.shape[0] != len(bars.patches):
+        raise ValueError(
+            f"weights has {weights.shape[0]} entries but there are {len(bars.patches)} bars "
+            f"(weights shape {weights.shape})"
+        )
+    for rect, w in zip(bars.patches, weights):
+        rect.set_height(w)
+    bars.datavalues = weights
+    _set_bar_labels(bars, weights)
+    return bars
+
+
+# --------------------------------------------------------------------------- value hull
+def convex_hull(points):
+    """Vertices of the convex hull of 2-D points, counter-clockwise (Andrew's monotone chain).
+
+    Parameters
+    ----------
+    points : array_like, shape (T, 2)
+
+    Returns
+    -------
+    ndarray, shape (H, 2)
+        The hull's corners, H <= T. Collinear or repeated points give a segment (H = 2) or a
+        single point (H = 1).
+    """
+    pts = np.unique(np.asarray(points, dtype=float), axis=0)  # sorted by x, then y
+    if len(pts) <= 2:
+        return pts
+
+    def cross(o, a, b):
+        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+
+    def half(seq):
+        chain = []
+        for p in seq:
+            while len(chain) >= 2 and cross(chain[-2], chain[-1], p) <= 0:
+                chain.pop()
+            chain.append(p)
+        return chain
+
+    lower, upper = half(pts), half(pts[::-1])
+    return np.array(lower[:-1] + upper[:-1])
+
+
+def value_hull_plot(values, weights, labels=None, *, ax=None):
+    """Draw 2-D value vectors, their convex hull, and the output ``weights @ values``.
+
+    With weights from a softmax (non-negative, summing to one) the output is a convex
+    combination of the value vectors, so it always lies inside the shaded hull (for three
+    values, the triangle).
+
+    Parameters
+    ----------
+    values : array_like, shape (T, 2)
+        One 2-D value vector per key.
+    weights : array_like, shape (T,)
+        One query's attention weights.
+    labels : sequence of str, length T, optional
+        The key tokens. Default "0", "1", ...
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; a new figure is created when None.
+
+    Returns
+    -------
+    dict
+        The artists ``update_value_hull`` needs: "points" (PathCollection of the values),
+        "point_labels" (list of Text), "hull" (Polygon), "spokes" (list of Line2D from each value
+        to the output, wider for a larger weight), "output" (Line2D, one star marker),
+        "output_label" (Text above the axes with the output's coordinates), "values" (ndarray copy, (T, 2)),
+        "ax".
+
+    Raises
+    ------
+    ValueError
+        If values is not (T, 2), weights is not (T,), or labels has the wrong length.
+    """
+    values = _as_float(values, "values")
+    if values.ndim != 2 or values.shape[1] != 2:
+        raise ValueError(
+            f"values must have shape (T, 2): one 2-D value vector per key; got shape {values.shape}"
+        )
+    weights = _check_row(weights)
+    t = values.shape[0]
+    if weights.shape[0] != t:
+        raise ValueError(
+            f"weights has {weights.shape[0]} entries but values has T={t} rows "
+            f"(weights shape {weights.shape}, values shape {values.shape})"
+        )
+    if labels is None:
+        labels = [str(i) for i in range(t)]
+    labels = [str(label) for label in labels]
+    if len(labels) != t:
+        raise ValueError(
+            f"labels has {len(labels)} labels but values has T={t} rows (values shape {values.shape})"
+        )
+    if ax is None:
+        ax = _new_axes((4.5, 4.0))
+
+    hull_xy = convex_hull(values)
+    hull = Polygon(
+        hull_xy, closed=True, facecolor=_ORANGE, alpha=0.25, edgecolor=_ORANGE, linewidth=1.5,
+        zorder=1, label="convex hull of the values",
+    )
+    ax.add_patch(hull)
+    output = weights @ values  # (T,) @ (T, 2) -> (2,)
+    spokes = [
+        ax.plot([v[0], output[0]], [v[1], output[1]], color=_GREY, zorder=2,
+                solid_capstyle="round")[0]
+        for v in values
+    ]
+    points = ax.scatter(values[:, 0], values[:, 1], s=60, color=_BLUE, zorder=3,
+                        label="value vectors")
+    point_labels = [
+        ax.annotate(
+            f"{label}\n({v[0]:g}, {v[1]:g})", xy=v, xytext=(6, 6), textcoords="offset points",
+            fontsize=9, color=_BLUE, zorder=4,
+        )
+        for label, v in zip(labels, values)
+    ]
+    (output_marker,) = ax.plot(
+        [output[0]], [output[1]], marker="*", markersize=16, color=_VERMILLION,
+        markeredgecolor="black", markeredgewidth=0.6, linestyle="none", zorder=5,
+        label="output = weights @ values",
+    )
+    # The output's coordinates sit above the axes, where they never hide a point.
+    output_label = ax.text(
+        0.5, 1.03, "", transform=ax.transAxes, ha="center", va="bottom", fontsize=10,
+        color=_VERMILLION,
+    )
+
+    # Fixed limits around the values (room for labels), so moving the output never rescales.
+    lo, hi = values.min(axis=0), values.max(axis=0)
+    pad = np.maximum(0.15 * (hi - lo).max(), 0.5)
+    ax.set_xlim(lo[0] - pad, hi[0] + 2 * pad)
+    ax.set_ylim(lo[1] - pad, hi[1] + pad)
+    ax.set_aspect("equal", adjustable="box")
+    ax.set_xlabel("value dimension 1")
+    ax.set_ylabel("value dimension 2")
+    ax.grid(True, alpha=0.3)
+
+    artists = {
+        "ax": ax,
+        "values": values.copy(),
+        "points": points,
+        "point_labels": point_labels,
+        "hull": hull,
+        "spokes": spokes,
+        "output": output_marker,
+        "output_label": output_label,
+    }
+    update_value_hull(artists, weights)
+    return artists
+
+
+def update_value_hull(artists, weights):
+    """Move the output point of a ``value_hull_plot`` to ``weights @ values``, in place.
+
+    Parameters
+    ----------
+    artists : dict
+        What ``value_hull_plot`` returned.
+    weights : array_like, shape (T,)
+
+    Returns
+    -------
+    ndarray, shape (2,)
+        The new output.
+    """
+    values = artists["values"]
+    weights = _check_row(weights)
+    if weights.shape[0] != values.shape[0]:
+        raise ValueError(
+            f"weights has {weights.shape[0]} entries but the plot has T={values.shape[0]} values "
+            f"(weights shape {weights.shape})"
+        )
+    output = weights @ values  # (T,) @ (T, 2) -> (2,)
+    artists["output"].set_data([output[0]], [output[1]])
+    artists["output_label"].set_text(
+        f"\u2605 output = weights @ values = ({output[0]:.3f}, {output[1]:.3f})"
+    )
+    for spoke, v, w in zip(artists["spokes"], values, weights):
+        spoke.set_data([v[0], output[0]], [v[1], output[1]])
+        spoke.set_linewidth(0.5 + 5.0 * float(np.clip(w, 0.0, 1.0)))
+    return output

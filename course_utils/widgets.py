@@ -1,0 +1,323 @@
+"""Slider dashboards for the notebooks (ipywidgets + matplotlib).
+
+How a dashboard shows itself (the same for every subclass of ``Dashboard``):
+
+* the controls (ipywidgets, ``continuous_update=False``) are displayed first, in a VBox/HBox;
+* the figure is built once, on a ``matplotlib.figure.Figure`` that pyplot never sees (so the
+  inline backend does not show it a second time, and many dashboards never trigger pyplot's
+  "More than 20 figures" warning), and displayed below the controls as an ordinary PNG output
+  with a display id;
+* each control change updates the existing artists (``draw``) and replaces that same output with
+  a fresh PNG (``DisplayHandle.update``); the figure is never rebuilt.
+
+So a static view (GitHub, nbconvert HTML) shows the picture at the default values as a plain
+image; a live kernel changes it in place; nbval never compares it (image/png is not compared).
+
+Why a PNG snapshot object and not ``display(fig)`` itself: ``display(fig)`` produces an image
+only once IPython's figure formatter is registered, which happens when pyplot loads the inline
+backend. In a fresh kernel that has not drawn a pyplot figure yet, ``display(fig)`` of a
+``Figure`` gave only the text ``<Figure size ... with 2 Axes>`` (tried). ``_FigurePNG`` renders
+the figure itself, whatever the backend (inline, ipympl, none).
+"""
+import io
+import time
+
+import ipywidgets
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.figure import Figure
+
+from course_utils.attention import attention_row
+from course_utils.examples import ARTICLE_SCORES, ARTICLE_TOKENS, ARTICLE_VALUES
+from course_utils.plots import (
+    attention_row_bars,
+    update_row_bars,
+    update_value_hull,
+    value_hull_plot,
+)
+
+__all__ = ["Dashboard", "AttentionRowDashboard", "float_slider"]
+
+
+def float_slider(description, value, *, min=-5.0, max=5.0, step=0.1, **kwargs):
+    """A FloatSlider that updates on release (``continuous_update=False``) with a wide label.
+
+    Parameters
+    ----------
+    description : str
+        The label shown left of the slider.
+    value, min, max, step : float
+    **kwargs
+        Passed to ``ipywidgets.FloatSlider`` (e.g. ``continuous_update=True``).
+
+    Returns
+    -------
+    ipywidgets.FloatSlider
+
+    Raises
+    ------
+    ValueError
+        If value lies outside [min, max] (ipywidgets would silently clip it).
+    """
+    if not min <= value <= max:
+        raise ValueError(f"{description}: value {value} lies outside the slider range [{min}, {max}]")
+    kwargs.setdefault("continuous_update", False)
+    kwargs.setdefault("readout_format", ".1f")
+    kwargs.setdefault("style", {"description_width": "initial"})
+    kwargs.setdefault("layout", ipywidgets.Layout(width="420px"))
+    return ipywidgets.FloatSlider(
+        value=value, min=min, max=max, step=step, description=description, **kwargs
+    )
+
+
+def _in_ipython():
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython comes with ipywidgets
+        return False
+    return get_ipython() is not None
+
+
+class _FigurePNG:
+    """What is displayed for a dashboard's figure: a PNG rendered from it when displayed."""
+
+    def __init__(self, dashboard):
+        self._dashboard = dashboard
+
+    def _repr_png_(self):
+        return self._dashboard.render_png()
+
+    def __repr__(self):  # text/plain fallback; stable (no memory address) for nbval
+        return repr(self._dashboard.fig)
+
+
+class Dashboard:
+    """Base class: controls above one figure that is built once and updated in place.
+
+    Subclasses implement three methods:
+
+    ``make_controls(self) -> dict``
+        name -> ipywidgets control (e.g. ``float_slider(...)``). The names are the keyword
+        arguments ``draw`` receives and ``set`` accepts.
+    ``build(self, fig)``
+        Create axes and artists on ``fig`` (a ``matplotlib.figure.Figure`` of size ``figsize``)
+        and keep the artists ``draw`` needs on ``self``. Called once, inside ``plt.ioff()``.
+    ``draw(self, **control_values)``
+        Update the artists for these control values, in place (never clear or rebuild).
+
+    Attributes
+    ----------
+    controls : dict
+        name -> widget. Setting ``controls[name].value`` redraws exactly as a user's move does.
+    fig : matplotlib.figure.Figure
+        The one figure; it is the same object for the dashboard's whole life.
+    box : ipywidgets.Box
+        The controls, laid out as ``controls_layout`` says ("vbox" or "hbox").
+    update_count : int
+        How many control changes have been drawn.
+    last_update_seconds : float or None
+        Wall time of the last update: ``draw`` plus, when displayed, the PNG render and the
+        display update.
+    """
+
+    #: Figure size in inches; the displayed PNG is this times the figure's dpi (fixed size).
+    figsize = (9.0, 4.0)
+    #: "vbox" (controls stacked) or "hbox" (side by side).
+    controls_layout = "vbox"
+
+    def __init__(self):
+        self.controls = dict(self.make_controls())
+        self.update_count = 0
+        self.last_update_seconds = None
+        self._handles = []
+        self._batch = False
+        with plt.ioff():  # nothing here is shown by the backend on its own
+            self.fig = Figure(figsize=self.figsize)
+            self.build(self.fig)
+        self.draw(**self.values)
+        box_class = {"vbox": ipywidgets.VBox, "hbox": ipywidgets.HBox}[self.controls_layout]
+        self.box = box_class(list(self.controls.values()))
+        for control in self.controls.values():
+            control.observe(self._on_change, names="value")
+
+    # -- to implement -----------------------------------------------------------------
+    def make_controls(self):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def build(self, fig):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def draw(self, **control_values):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    # -- mechanics ----------------------------------------------------------------------
+    @property
+    def values(self):
+        """dict: the controls' current values, by name."""
+        return {name: control.value for name, control in self.controls.items()}
+
+    def _on_change(self, change):
+        if not self._batch:
+            self.refresh()
+
+    def refresh(self):
+        """Redraw for the current control values and update every display of the figure."""
+        start = time.perf_counter()
+        self.draw(**self.values)
+        for handle in self._handles:
+            handle.update(_FigurePNG(self))
+        self.last_update_seconds = time.perf_counter() - start
+        self.update_count += 1
+
+    def set(self, **values):
+        """Change controls programmatically (one redraw, as if a user had moved them).
+
+        Example: ``dashboard.set(score_1=-1.0, score_3=2.5)``.
+
+        Raises
+        ------
+        ValueError
+            For an unknown control name, or a value outside a slider's [min, max].
+        """
+        unknown = sorted(set(values) - set(self.controls))
+        if unknown:
+            raise ValueError(f"unknown control(s) {unknown}; this dashboard has {list(self.controls)}")
+        for name, value in values.items():
+            control = self.controls[name]
+            low, high = getattr(control, "min", None), getattr(control, "max", None)
+            if low is not None and high is not None and not low <= value <= high:
+                raise ValueError(f"{name}={value} lies outside the control's range [{low}, {high}]")
+        changed = any(self.controls[name].value != value for name, value in values.items())
+        self._batch = True
+        try:
+            for name, value in values.items():
+                self.controls[name].value = value
+        finally:
+            self._batch = False
+        if changed:
+            self.refresh()
+        return self
+
+    def render_png(self):
+        """The figure as PNG bytes, at the figure's dpi (the inline backend's default).
+
+        The size is fixed (no ``bbox_inches="tight"``), so the picture never jumps when a
+        label's length changes.
+        """
+        buffer = io.BytesIO()
+        self.fig.savefig(buffer, format="png", dpi=self.fig.dpi)
+        return buffer.getvalue()
+
+    def show(self):
+        """Display the controls, then the figure (an ordinary PNG output that updates in place).
+
+        Outside IPython (plain python, pytest) nothing is displayed and nothing fails; the
+        figure is still ``self.fig`` and the controls still redraw it.
+        """
+        if not _in_ipython():
+            return self
+        from IPython.display import display
+
+        display(self.box)
+        self._handles.append(display(_FigurePNG(self), display_id=True))
+        return self
+
+    def _ipython_display_(self):
+        self.show()
+
+    def close(self):
+        """Close the controls (their widget models) and stop updating the displays."""
+        for control in self.controls.values():
+            control.unobserve(self._on_change, names="value")
+            control.close()
+        self.box.close()
+        self._handles.clear()
+
+    def __repr__(self):
+        values = ", ".join(f"{name}={value!r}" for name, value in self.values.items())
+        return f"{type(self).__name__}({values})"
+
+
+class AttentionRowDashboard(Dashboard):
+    """One query's attention: a slider per score, the weights as bars, the output in the hull.
+
+    Moving "score of token i" changes the softmax weights (left) and moves the output
+    ``weights @ values`` (right, the star), which always stays inside the triangle of values.
+    Computed with the reference ``course_utils.attention.attention_row``.
+
+    Parameters
+    ----------
+    values : array_like, shape (T, 2)
+        One 2-D value vector per key. Default: the article's example.
+    scores : array_like, shape (T,)
+        Initial scores, each in [-5, 5]. Default: the article's [2, 1, 0].
+    labels : sequence of str, length T
+        Token labels. Default ("token 1", "token 2", "token 3").
+
+    Attributes
+    ----------
+    weights : ndarray, shape (T,)
+        The weights currently drawn.
+    output : ndarray, shape (2,)
+        The output currently drawn.
+    bars : BarContainer
+    hull : dict
+        The artists of ``value_hull_plot``.
+    summary : matplotlib.text.Text
+        The text line with the weights and the output (3 decimals).
+
+    Controls are named ``score_1`` ... ``score_T``: ``dashboard.set(score_1=-1.0)``.
+    """
+
+    figsize = (10.0, 4.6)
+    score_range = (-5.0, 5.0)
+
+    def __init__(self, values=ARTICLE_VALUES, scores=ARTICLE_SCORES, labels=ARTICLE_TOKENS):
+        output, weights = attention_row(scores, values)  # validates shapes, NaN, ...
+        self.value_vectors = np.array(values, dtype=float)  # (T, 2)
+        if self.value_vectors.shape[1] != 2:
+            raise ValueError(
+                f"values must have shape (T, 2) to be drawn in the plane; got shape "
+                f"{self.value_vectors.shape}"
+            )
+        self.initial_scores = np.array(scores, dtype=float)  # (T,)
+        self.labels = [str(label) for label in labels]
+        if len(self.labels) != len(self.initial_scores):
+            raise ValueError(
+                f"labels has {len(self.labels)} labels but scores has T={len(self.initial_scores)} "
+                f"entries (scores shape {self.initial_scores.shape})"
+            )
+        self.weights, self.output = weights, output
+        super().__init__()
+
+    def make_controls(self):
+        low, high = self.score_range
+        return {
+            f"score_{i}": float_slider(f"score of {label}", float(score), min=low, max=high, step=0.1)
+            for i, (label, score) in enumerate(zip(self.labels, self.initial_scores), start=1)
+        }
+
+    def build(self, fig):
+        grid = fig.add_gridspec(1, 2, left=0.07, right=0.97, bottom=0.22, top=0.86, wspace=0.3)
+        ax_bars, ax_hull = fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[0, 1])
+        self.bars = attention_row_bars(
+            self.weights, self.labels, ax=ax_bars, title="weights = softmax(scores)"
+        )
+        self.hull = value_hull_plot(self.value_vectors, self.weights, self.labels, ax=ax_hull)
+        self.summary = fig.text(0.5, 0.03, "", ha="center", va="bottom", fontsize=11,
+                                family="monospace")
+
+    def scores_from(self, control_values):
+        """The scores, shape (T,), in key order, from control values by name."""
+        return np.array([control_values[f"score_{i}"] for i in range(1, len(self.labels) + 1)])
+
+    def draw(self, **control_values):
+        output, weights = attention_row(self.scores_from(control_values), self.value_vectors)
+        update_row_bars(self.bars, weights)
+        update_value_hull(self.hull, weights)
+        fmt = ", ".join
+        self.summary.set_text(
+            f"weights = [{fmt(f'{w:.3f}' for w in weights)}]    "
+            f"output = [{fmt(f'{o:.3f}' for o in output)}]"
+        )
+        self.weights, self.output = weights, output

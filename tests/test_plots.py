@@ -1,0 +1,251 @@
+"""Tests of course_utils.plots: returned artists, labels, annotations, errors, update paths."""
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from matplotlib.container import BarContainer  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.image import AxesImage  # noqa: E402
+from matplotlib.path import Path  # noqa: E402
+
+from course_utils.examples import ARTICLE_SCORES, ARTICLE_TOKENS, ARTICLE_VALUES  # noqa: E402
+from course_utils.masks import causal_mask  # noqa: E402
+from course_utils.plots import (  # noqa: E402
+    attention_heatmap,
+    attention_row_bars,
+    convex_hull,
+    update_heatmap,
+    update_row_bars,
+    update_value_hull,
+    value_hull_plot,
+)
+from course_utils.softmax import softmax  # noqa: E402
+
+ARTICLE_WEIGHTS = softmax(ARTICLE_SCORES)
+
+
+@pytest.fixture(autouse=True)
+def close_figures():
+    yield
+    plt.close("all")
+
+
+@pytest.fixture
+def ax():
+    return Figure().add_subplot()
+
+
+def random_weights(t_q, t_k, seed=0):
+    return softmax(np.random.default_rng(seed).normal(size=(t_q, t_k)), axis=-1)
+
+
+def tick_texts(axis):
+    return [label.get_text() for label in axis.get_ticklabels()]
+
+
+# --------------------------------------------------------------------------- heatmap
+def test_heatmap_returns_image_with_labels_on_both_axes(ax):
+    weights = random_weights(2, 3)
+    image = attention_heatmap(weights, ["q0", "q1"], ["a", "b", "c"], ax=ax, title="t")
+    assert isinstance(image, AxesImage)
+    np.testing.assert_array_equal(image.get_array(), weights)
+    assert tick_texts(ax.xaxis) == ["a", "b", "c"]
+    assert tick_texts(ax.yaxis) == ["q0", "q1"]
+    assert "key" in ax.get_xlabel() and "attended to" in ax.get_xlabel()
+    assert "query" in ax.get_ylabel() and "attending" in ax.get_ylabel()
+    assert ax.get_title() == "t"
+    assert image.get_cmap().name == "cividis"
+    assert image.norm.vmin == 0.0 and image.norm.vmax == 1.0
+
+
+def test_heatmap_default_labels_are_positions(ax):
+    attention_heatmap(random_weights(3, 4), ax=ax)
+    assert tick_texts(ax.xaxis) == ["0", "1", "2", "3"]
+    assert tick_texts(ax.yaxis) == ["0", "1", "2"]
+
+
+def test_heatmap_annotates_small_matrices_with_values(ax):
+    weights = random_weights(3, 4)
+    attention_heatmap(weights, ax=ax)
+    assert len(ax.texts) == 12
+    printed = {(round(t.get_position()[1]), round(t.get_position()[0])): t.get_text() for t in ax.texts}
+    assert printed[(1, 2)] == f"{weights[1, 2]:.2f}"
+
+
+def test_heatmap_annotation_colour_contrasts_with_cell(ax):
+    attention_heatmap(np.array([[0.0, 1.0]]), ax=ax)  # cividis: 0 is dark blue, 1 is light yellow
+    colours = {round(t.get_position()[0]): t.get_color() for t in ax.texts}
+    assert colours == {0: "white", 1: "black"}
+
+
+@pytest.mark.parametrize("shape", [(11, 11), (3, 11), (11, 2)])
+def test_heatmap_no_annotation_when_larger_than_ten(ax, shape):
+    attention_heatmap(random_weights(*shape), ax=ax)
+    assert len(ax.texts) == 0
+
+
+def test_heatmap_annotate_flag_overrides_default(ax):
+    attention_heatmap(random_weights(12, 12), ax=ax, annotate=True)
+    assert len(ax.texts) == 144
+    other = Figure().add_subplot()
+    attention_heatmap(random_weights(2, 2), ax=other, annotate=False)
+    assert len(other.texts) == 0
+
+
+def test_heatmap_label_length_mismatch_names_lengths_and_shape(ax):
+    with pytest.raises(ValueError, match=r"query_labels has 3 labels.*2 rows.*\(2, 4\)"):
+        attention_heatmap(random_weights(2, 4), ["a", "b", "c"], None, ax=ax)
+    with pytest.raises(ValueError, match=r"key_labels has 2 labels.*4 columns.*\(2, 4\)"):
+        attention_heatmap(random_weights(2, 4), None, ["a", "b"], ax=ax)
+
+
+@pytest.mark.parametrize("shape", [(3,), (2, 3, 3)])
+def test_heatmap_rejects_non_2d_naming_the_shape(ax, shape):
+    with pytest.raises(ValueError, match=r"2-D.*" + re_shape(shape)):
+        attention_heatmap(np.zeros(shape), ax=ax)
+
+
+def re_shape(shape):
+    return str(tuple(shape)).replace("(", r"\(").replace(")", r"\)")
+
+
+def test_heatmap_mask_hatches_blocked_cells_and_skips_their_numbers(ax):
+    mask = causal_mask(4)  # 6 blocked cells above the diagonal
+    weights = np.where(mask, random_weights(4, 4), 0.0)
+    image = attention_heatmap(weights, ax=ax, mask=mask)
+    hatched = [p for p in ax.patches if p.get_hatch()]
+    assert len(hatched) == 6
+    assert {(round(p.get_x() + 0.5), round(p.get_y() + 0.5)) for p in hatched} == {
+        (j, i) for i in range(4) for j in range(4) if j > i
+    }
+    assert len(ax.texts) == 10
+    assert "masked" in ax.get_xlabel()
+    assert image.get_array().shape == (4, 4)
+
+
+def test_heatmap_float_mask_and_broadcast_mask(ax):
+    float_mask = np.array([0.0, -np.inf, 0.0])  # broadcasts over the 2 query rows
+    attention_heatmap(random_weights(2, 3), ax=ax, mask=float_mask)
+    assert len([p for p in ax.patches if p.get_hatch()]) == 2
+
+
+def test_heatmap_mask_shape_error_names_both_shapes(ax):
+    with pytest.raises(ValueError, match=r"\(2, 2\).*\(3, 3\)"):
+        attention_heatmap(random_weights(3, 3), ax=ax, mask=np.ones((2, 2), bool))
+    with pytest.raises(TypeError, match="int"):
+        attention_heatmap(random_weights(3, 3), ax=ax, mask=np.ones((3, 3), int))
+
+
+def test_heatmap_colorbar_option(ax):
+    attention_heatmap(random_weights(2, 2), ax=ax, colorbar=True)
+    assert len(ax.figure.axes) == 2
+    assert ax.figure.axes[1].get_ylabel() == "attention weight"
+
+
+def test_heatmap_without_ax_makes_a_new_figure_and_leaves_current_axes_alone():
+    fig, current = plt.subplots()
+    image = attention_heatmap(random_weights(2, 2))
+    assert image.axes is not current and image.axes.figure is not fig
+    assert len(current.images) == 0
+
+
+def test_update_heatmap_changes_data_and_numbers(ax):
+    image = attention_heatmap(np.array([[1.0, 0.0]]), ax=ax)
+    assert update_heatmap(image, np.array([[0.25, 0.75]])) is image
+    np.testing.assert_array_equal(image.get_array(), [[0.25, 0.75]])
+    assert sorted(t.get_text() for t in ax.texts) == ["0.25", "0.75"]
+    with pytest.raises(ValueError, match=r"\(2, 2\).*\(1, 2\)"):
+        update_heatmap(image, np.zeros((2, 2)))
+
+
+# --------------------------------------------------------------------------- row bars
+def test_row_bars_heights_labels_values_and_range(ax):
+    bars = attention_row_bars(ARTICLE_WEIGHTS, ARTICLE_TOKENS, ax=ax, title="one row")
+    assert isinstance(bars, BarContainer)
+    np.testing.assert_allclose([b.get_height() for b in bars], ARTICLE_WEIGHTS)
+    assert tick_texts(ax.xaxis) == list(ARTICLE_TOKENS)
+    assert ax.get_ylim() == (0.0, 1.0)
+    assert [t.get_text() for t in bars.value_labels] == ["0.665", "0.245", "0.090"]
+    for bar, label in zip(bars, bars.value_labels):
+        assert label.xy[1] == pytest.approx(bar.get_height())  # printed above its bar
+
+
+def test_update_row_bars_sets_heights_and_text(ax):
+    bars = attention_row_bars(ARTICLE_WEIGHTS, ax=ax)
+    new = softmax(np.array([0.0, 0.0, 3.0]))
+    assert update_row_bars(bars, new) is bars
+    np.testing.assert_allclose([b.get_height() for b in bars], new)
+    assert [t.get_text() for t in bars.value_labels] == [f"{w:.3f}" for w in new]
+    assert [label.xy[1] for label in bars.value_labels] == pytest.approx(new)
+
+
+def test_row_bars_errors_name_shapes(ax):
+    with pytest.raises(ValueError, match=r"1-D.*\(2, 3\)"):
+        attention_row_bars(np.zeros((2, 3)), ax=ax)
+    with pytest.raises(ValueError, match=r"labels has 2 labels.*\(3,\)"):
+        attention_row_bars(ARTICLE_WEIGHTS, ["a", "b"], ax=ax)
+    bars = attention_row_bars(ARTICLE_WEIGHTS, ax=ax)
+    with pytest.raises(ValueError, match=r"4 entries but there are 3 bars"):
+        update_row_bars(bars, np.full(4, 0.25))
+
+
+# --------------------------------------------------------------------------- value hull
+def test_value_hull_plot_artists(ax):
+    artists = value_hull_plot(ARTICLE_VALUES, ARTICLE_WEIGHTS, ARTICLE_TOKENS, ax=ax)
+    assert {"points", "point_labels", "hull", "spokes", "output", "output_label", "values"} <= set(artists)
+    np.testing.assert_allclose(artists["points"].get_offsets(), ARTICLE_VALUES)
+    assert [t.get_text().splitlines()[0] for t in artists["point_labels"]] == list(ARTICLE_TOKENS)
+    hull_xy = artists["hull"].get_xy()[:-1]  # closed polygon repeats its first vertex
+    assert {tuple(p) for p in hull_xy} == {tuple(v) for v in ARTICLE_VALUES}  # the triangle
+    x, y = artists["output"].get_data()
+    np.testing.assert_allclose([x[0], y[0]], ARTICLE_WEIGHTS @ ARTICLE_VALUES)
+    assert "(0.935, 0.579)" in artists["output_label"].get_text()
+    assert len(artists["spokes"]) == 3
+
+
+def test_update_value_hull_moves_the_output_inside_the_triangle(ax):
+    artists = value_hull_plot(ARTICLE_VALUES, ARTICLE_WEIGHTS, ax=ax)
+    new = softmax(np.array([-3.0, 0.5, 4.0]))
+    output = update_value_hull(artists, new)
+    np.testing.assert_allclose(output, new @ ARTICLE_VALUES)
+    x, y = artists["output"].get_data()
+    np.testing.assert_allclose([x[0], y[0]], output)
+    assert f"({output[0]:.3f}, {output[1]:.3f})" in artists["output_label"].get_text()
+    assert Path(convex_hull(ARTICLE_VALUES)).contains_point(output)
+    widths = [s.get_linewidth() for s in artists["spokes"]]
+    assert widths[2] > widths[1] > widths[0]  # heavier weight, wider spoke
+
+
+def test_value_hull_errors_name_shapes(ax):
+    with pytest.raises(ValueError, match=r"\(T, 2\).*\(3, 3\)"):
+        value_hull_plot(np.zeros((3, 3)), ARTICLE_WEIGHTS, ax=ax)
+    with pytest.raises(ValueError, match=r"weights has 2 entries.*T=3"):
+        value_hull_plot(ARTICLE_VALUES, np.array([0.5, 0.5]), ax=ax)
+    with pytest.raises(ValueError, match=r"labels has 1 labels"):
+        value_hull_plot(ARTICLE_VALUES, ARTICLE_WEIGHTS, ["x"], ax=ax)
+
+
+def test_convex_hull_drops_interior_points_and_handles_degenerate_input():
+    square = np.array([[0, 0], [1, 0], [1, 1], [0, 1], [0.5, 0.5]])
+    assert {tuple(p) for p in convex_hull(square)} == {(0, 0), (1, 0), (1, 1), (0, 1)}
+    assert len(convex_hull([[0, 0], [1, 1], [2, 2]])) == 2  # collinear: a segment
+    assert len(convex_hull([[1, 1], [1, 1]])) == 1
+
+
+def test_softmax_mixtures_lie_in_the_hull_of_random_values():
+    rng = np.random.default_rng(1)
+    for _ in range(50):
+        values = rng.normal(size=(5, 2))
+        output = softmax(rng.normal(scale=3, size=5)) @ values
+        assert Path(convex_hull(values)).contains_point(output)
+
+
+def test_plots_on_a_given_ax_create_no_pyplot_figure(ax):
+    before = plt.get_fignums()
+    attention_heatmap(random_weights(2, 2), ax=ax)
+    attention_row_bars(ARTICLE_WEIGHTS, ax=Figure().add_subplot())
+    value_hull_plot(ARTICLE_VALUES, ARTICLE_WEIGHTS, ax=Figure().add_subplot())
+    assert plt.get_fignums() == before
