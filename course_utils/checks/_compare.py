@@ -1,0 +1,149 @@
+"""Compare a learner's output with the expected one and name the first problem found."""
+from dataclasses import dataclass
+
+import numpy as np
+
+from course_utils.checks._format import describe, fmt_value, number_word, plural
+
+RTOL = 1e-5
+ATOL = 1e-8
+
+
+@dataclass(frozen=True)
+class Problem:
+    """What is wrong with an output.
+
+    kind : one of "none", "structure", "type", "shape", "nonfinite", "values" (and, set by the
+        runner, "exception", "not implemented", "inplace"); selects the generic hint.
+    text : one sentence for the learner.
+    """
+
+    kind: str
+    text: str
+
+
+def find_problem(got, expected, *, name, output_names=None, rtol=RTOL, atol=ATOL):
+    """First problem of ``got`` against ``expected``, or None if they agree.
+
+    Parameters
+    ----------
+    got : object
+        What the learner's function returned.
+    expected : ndarray or tuple of ndarray
+        The reference output. A tuple means the function must return that many things.
+    name : str
+        The function's name, used in sentences ("softmax returned None").
+    output_names : sequence of str, optional
+        Names of the items of a tuple output, e.g. ("output", "weights").
+    rtol, atol : float
+        Tolerances of ``np.allclose``.
+    """
+    if got is None:
+        return Problem("none", f"{name} returned None.")
+    if isinstance(expected, tuple):
+        n = len(expected)
+        names = tuple(output_names or (f"item {i}" for i in range(n)))
+        together = ", ".join(names)
+        if not isinstance(got, (tuple, list)):
+            return Problem(
+                "structure",
+                f"{name} should return {number_word(n)}, ({together}), "
+                f"but it returned {describe(got)}.",
+            )
+        if len(got) != n:
+            return Problem(
+                "structure",
+                f"{name} should return {number_word(n)}, ({together}), "
+                f"but it returned {plural(len(got), 'item')}.",
+            )
+        for item_name, g, e in zip(names, got, expected):
+            problem = _array_problem(g, e, item_name, rtol, atol, name)
+            if problem is not None:
+                return problem
+        return None
+    return _array_problem(got, expected, "result", rtol, atol, name)
+
+
+def _array_problem(got, expected, item, rtol, atol, name):
+    """Problem of one returned array (``item`` says which, e.g. "weights" or "result")."""
+    what = f"its {item}"
+    as_item = "" if item == "result" else f"As {item}, "
+    expected = np.asarray(expected)
+    if got is None:
+        return Problem("none", f"{name} returned None as {item}.")
+    if isinstance(got, (tuple, list)) and _holds_arrays(got):
+        return Problem(
+            "type",
+            f"{as_item}{name} returned {describe(got)}; expected one array of shape {expected.shape}.",
+        )
+    try:
+        arr = np.asarray(got)
+    except Exception:  # ragged lists, objects that refuse conversion
+        arr = None
+    if arr is None or arr.dtype.kind not in "iuf":
+        detail = describe(got)
+        if arr is not None and arr.dtype.kind == "b":
+            detail = "an array of True/False values"
+        elif arr is not None and arr.dtype.kind == "c":
+            detail = "an array of complex numbers"
+        return Problem("type", f"{as_item}{name} returned {detail}, not an array of real numbers.")
+    if arr.shape != expected.shape:
+        return Problem("shape", f"The shape of {what} is {arr.shape}; expected {expected.shape}.")
+    bad = ~np.isfinite(arr) & np.isfinite(expected)
+    if np.any(bad):
+        kinds = sorted({"nan" if np.isnan(v) else "inf" for v in arr[bad].ravel().tolist()})
+        return Problem(
+            "nonfinite",
+            f"{_cap(what)} contains {' and '.join(kinds)} at {bad.sum()} of {arr.size} position(s) "
+            f"(nan means 'not a number').",
+        )
+    if not np.allclose(arr, expected, rtol=rtol, atol=atol, equal_nan=True):
+        with np.errstate(all="ignore"):
+            diff = np.abs(arr.astype(float) - expected.astype(float))
+        diff = np.where(np.isnan(diff), np.inf, diff)
+        if diff.ndim == 0:
+            where_text, biggest = "", float(diff)
+        else:
+            where = np.unravel_index(int(np.argmax(diff)), diff.shape)
+            biggest = float(diff[where])
+            where_text = f" at index {where[0] if len(where) == 1 else tuple(int(i) for i in where)}"
+        return Problem(
+            "values",
+            f"The values of {what} are off: largest difference {fmt_value(biggest)}{where_text}.",
+        )
+    return None
+
+
+def outputs_match(got, reproduced, rtol=RTOL, atol=ATOL):
+    """True if ``got`` equals ``reproduced`` (same structure, same shapes, close values; nan == nan).
+
+    ``reproduced`` is the output of a known mistake; a tuple there requires a tuple or list of
+    the same length in ``got``.
+    """
+    if isinstance(reproduced, tuple):
+        return (
+            isinstance(got, (tuple, list))
+            and len(got) == len(reproduced)
+            and all(outputs_match(g, r, rtol, atol) for g, r in zip(got, reproduced))
+        )
+    if got is None or reproduced is None:
+        return got is reproduced
+    if isinstance(got, (tuple, list)) and _holds_arrays(got):
+        return False
+    try:
+        x, y = np.asarray(got), np.asarray(reproduced)
+    except Exception:
+        return False
+    if x.dtype.kind not in "iuf" or y.dtype.kind not in "iuf" or x.shape != y.shape:
+        return False
+    with np.errstate(all="ignore"):
+        return bool(np.allclose(x, y, rtol=rtol, atol=atol, equal_nan=True))
+
+
+def _holds_arrays(seq):
+    """True for a list/tuple holding arrays (e.g. (output, weights)), not plain numbers."""
+    return any(isinstance(v, np.ndarray) and v.ndim > 0 for v in seq)
+
+
+def _cap(text):
+    return text[:1].upper() + text[1:]

@@ -1,0 +1,113 @@
+"""The object a checker returns: one of three outcomes, shown as text or as a small coloured box."""
+import html
+import re
+
+NOT_ATTEMPTED = "not attempted"
+WRONG = "wrong"
+CORRECT = "correct"
+STATUSES = (NOT_ATTEMPTED, WRONG, CORRECT)
+
+# status -> (label the message starts with, border colour, background colour).
+# The label word, not the colour, is the primary cue; the colours only repeat it.
+_STYLE = {
+    CORRECT: ("Correct", "#2e7d32", "#e8f5e9"),
+    WRONG: ("Not yet right", "#c62828", "#fdecea"),
+    NOT_ATTEMPTED: ("Not attempted yet", "#8d6e00", "#fff8e1"),
+}
+
+_BOX_STYLE = (
+    "border:1px solid {border};border-left:6px solid {border};background:{background};"
+    "color:#1a1a1a;padding:8px 12px;margin:4px 0;border-radius:4px;"
+    "font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;font-size:14px;line-height:1.45"
+)
+_PRE_STYLE = (
+    "margin:6px 0 0 0;padding:0;background:transparent;color:#1a1a1a;"
+    "font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:13px;"
+    "white-space:pre-wrap"
+)
+_CODE_STYLE = "font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:rgba(0,0,0,0.06);padding:0 2px"
+
+
+class CheckResult:
+    """Outcome of one checker run.
+
+    Attributes
+    ----------
+    status : str
+        ``"not attempted"``, ``"wrong"`` or ``"correct"``.
+    message : str
+        Plain-text report without the hint. Its first line starts with "Correct",
+        "Not yet right" or "Not attempted yet"; detail lines follow.
+    hint : str or None
+        Advice for the mistake recognised (or a generic one); None when correct.
+    passed : int
+        Cases passed before the first failure (all of them when correct).
+    total : int
+        Number of cases the checker has.
+    case : str or None
+        Description of the failing case (its number, label and input), None otherwise.
+
+    ``repr(result)`` and ``str(result)`` give the message followed by ``Hint: ...``;
+    ``bool(result)`` is True only when the status is ``"correct"``.
+    """
+
+    __slots__ = ("status", "message", "hint", "passed", "total", "case")
+
+    def __init__(self, status, message, hint=None, passed=0, total=0, case=None):
+        if status not in STATUSES:
+            raise ValueError(f"status must be one of {STATUSES}; got {status!r}")
+        self.status = status
+        self.message = message
+        self.hint = hint
+        self.passed = passed
+        self.total = total
+        self.case = case
+
+    @property
+    def text(self):
+        """The whole plain-text report: message, then the hint if there is one."""
+        if self.hint:
+            return f"{self.message}\nHint: {self.hint}"
+        return self.message
+
+    def __repr__(self):
+        return self.text
+
+    __str__ = __repr__
+
+    def __bool__(self):
+        return self.status == CORRECT
+
+    def _repr_html_(self):
+        label, border, background = _STYLE[self.status]
+        headline, _, details = self.message.partition("\n")
+        if headline.startswith(label):
+            rest = headline[len(label):].lstrip(":").strip()
+        else:
+            rest = headline
+        parts = [
+            f'<div style="{_BOX_STYLE.format(border=border, background=background)}" '
+            f'data-check-status="{html.escape(self.status)}">',
+            f"<strong>{html.escape(label)}</strong>"
+            + (f": {_inline_code(rest)}" if rest else ""),
+        ]
+        if details.strip():
+            parts.append(f'<pre style="{_PRE_STYLE}">{html.escape(details)}</pre>')
+        if self.hint:
+            parts.append(
+                f'<div style="margin-top:6px"><strong>Hint:</strong> {_inline_code(self.hint)}</div>'
+            )
+        parts.append("</div>")
+        return "\n".join(parts)
+
+
+def _inline_code(text):
+    """Escape text for HTML and turn `backticked` spans into <code> elements."""
+    pieces = re.split(r"`([^`]+)`", text)
+    out = []
+    for i, piece in enumerate(pieces):
+        if i % 2:
+            out.append(f'<code style="{_CODE_STYLE}">{html.escape(piece)}</code>')
+        else:
+            out.append(html.escape(piece))
+    return "".join(out)

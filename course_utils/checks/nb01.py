@@ -1,0 +1,428 @@
+"""Checkers for notebook 01 (one attention row): softmax, attention_row, the prediction exercise."""
+import numpy as np
+
+from course_utils.checks._calls import call_learner, error_text
+from course_utils.checks._format import describe, field, fmt_value, is_numeric_array_like
+from course_utils.checks._framework import (
+    Case,
+    KnownMistake,
+    checker,
+    correct,
+    error_message_contains,
+    not_attempted,
+    not_callable,
+    run_check,
+)
+from course_utils.checks._result import WRONG, CheckResult
+from course_utils.examples import ARTICLE_SCORES, ARTICLE_VALUES
+
+
+# ---------------------------------------------------------------- helpers for the buggy versions
+def _exp(x):
+    return np.exp(np.asarray(x, dtype=float))
+
+
+def _stable_softmax(x):
+    """Softmax along the last axis (for building buggy variants; the checks use course_utils')."""
+    e = _exp(x - np.max(x, axis=-1, keepdims=True))  # same shape as x
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _row_sum(e):
+    return e.sum(axis=-1, keepdims=True)
+
+
+# ================================================================ softmax
+_SOFTMAX_CASES = (
+    Case("one score", (np.array([0.0]),)),
+    Case("two equal scores", (np.array([1.0, 1.0]),)),
+    Case("the article's scores", (ARTICLE_SCORES.copy(),)),
+    Case("negative scores", (np.array([-3.0, -1.0, -2.0]),)),
+    Case("large scores", (np.array([1000.0, 999.0, 998.0]),)),
+    Case("very negative scores", (np.array([-1000.0, -1001.0]),)),
+    Case("scores far apart", (np.array([0.0, -1000.0]),)),
+    Case("2-D input: one row of scores per query", (np.array([[2.0, 1.0, 0.0], [0.0, 1.0, 3.0]]),)),
+    Case("2-D input: rows on very different scales", (np.array([[1000.0, 999.0, 998.0], [0.0, -1.0, -2.0]]),)),
+)
+
+
+def _softmax_wrong_axis_variants():
+    """exp(x - shift) normalised over the whole array or over axis 0, for every usual max shift.
+
+    (Without a shift, the code fails on the 1-D large scores before reaching a 2-D case.)
+    """
+    shifts = (
+        lambda x: np.max(x),
+        lambda x: np.max(x, axis=-1, keepdims=True),
+        lambda x: np.max(x, axis=0, keepdims=True),
+    )
+    variants = []
+    for shift in shifts:
+        variants.append(lambda x, s=shift: _exp(x - s(x)) / _exp(x - s(x)).sum())
+        variants.append(lambda x, s=shift: _exp(x - s(x)) / _exp(x - s(x)).sum(axis=0, keepdims=True))
+    return tuple(variants)
+
+
+SOFTMAX_MISTAKES = (
+    # Tried in this order; the first whose buggy output equals the learner's gives the hint.
+    # "wrong axis" only differs from softmax on 2-D input, so it goes first: there, a whole-array
+    # normalisation is the mistake that shows, whatever else the code does.
+    KnownMistake(
+        "wrong axis",
+        "For a 2-D input, softmax works on each row separately: take the max and the sum along the "
+        "last axis, `axis=-1, keepdims=True`. Your weights are normalised over the wrong axis (or "
+        "over the whole array); each row of the result should add up to 1.",
+        reproduce=_softmax_wrong_axis_variants(),
+    ),
+    KnownMistake(
+        "no max shift",
+        "Subtract the largest score before exponentiating: `np.exp(x - x.max())`. exp of a large "
+        "score overflows to inf (`np.exp(1000)` is inf) and inf / inf is nan; exp of very negative "
+        "scores underflows to 0 and 0 / 0 is nan. Shifting all scores by the same amount does not "
+        "change softmax.",
+        reproduce=lambda x: _exp(x) / _row_sum(_exp(x)),  # on 1-D input, also exp(x) / exp(x).sum()
+    ),
+    KnownMistake(
+        "min shift",
+        "Subtract the max, not the min: `x - x.min()` makes the largest score bigger (here it "
+        "becomes 1000), so exp overflows to inf. After `x - x.max()` every score is at most 0 and "
+        "exp stays between 0 and 1.",
+        reproduce=lambda x: _exp(x - np.min(x, axis=-1, keepdims=True))
+        / _row_sum(_exp(x - np.min(x, axis=-1, keepdims=True))),
+    ),
+    KnownMistake(
+        "exp only",
+        "You return the exponentials themselves. Divide them by their sum so that the weights add "
+        "up to 1: `e / e.sum(axis=-1, keepdims=True)`.",
+        reproduce=_exp,
+    ),
+    KnownMistake(
+        "divide by max",
+        "Your largest weight is exactly 1: that is what `np.exp(x - x.max())` gives on its own, and "
+        "what dividing the exponentials by their max gives. Divide by their sum instead, so that "
+        "the weights add up to 1.",
+        reproduce=(
+            lambda x: _exp(x - np.max(x, axis=-1, keepdims=True)),
+            lambda x: _exp(x - np.max(x)),
+            lambda x: _exp(x) / np.max(_exp(x), axis=-1, keepdims=True),
+        ),
+    ),
+    KnownMistake(
+        "no exp",
+        "Apply exp before normalising: softmax divides `np.exp(x - x.max())` by its sum. Dividing "
+        "the raw scores by their sum breaks on zero or negative scores (0 / 0 is nan, and weights "
+        "can come out negative).",
+        reproduce=(
+            lambda x: x / x.sum(axis=-1, keepdims=True),
+            lambda x: x / x.sum(),
+            lambda x: (x - np.max(x, axis=-1, keepdims=True))
+            / _row_sum(x - np.max(x, axis=-1, keepdims=True)),
+            lambda x: (x - np.max(x)) / (x - np.max(x)).sum(),
+        ),
+    ),
+    KnownMistake(
+        "missing keepdims",
+        "For a (2, 3) input, `x.max(axis=-1)` and `e.sum(axis=-1)` have shape (2,): they do "
+        "not line up with (2, 3). Add `keepdims=True` so they have shape (2, 1) and apply to each row.",
+        error=error_message_contains("could not be broadcast", error_type=ValueError),
+    ),
+    KnownMistake(
+        "axis 1 on 1-D input",
+        "A 1-D array has only axis 0, so `axis=1` fails on it. Use `axis=-1`, the last axis: it is "
+        "the axis of the scores for 1-D input and the rows' axis for 2-D input.",
+        error=error_message_contains("out of bounds for array of dimension", error_type=IndexError),
+    ),
+    KnownMistake(
+        "global max shift",
+        "Subtract each row's own max: `x.max(axis=-1, keepdims=True)`. With the max of the whole "
+        "array, a row whose scores are all far below it gets exp(...) = 0 everywhere, and 0 / 0 is nan.",
+        reproduce=lambda x: _exp(x - np.max(x)) / _row_sum(_exp(x - np.max(x))),
+    ),
+)
+
+_SOFTMAX_HINTS = {
+    "values": (
+        "Check the three steps on this input: subtract the largest score, exponentiate, divide by "
+        "the sum. For a 2-D input, do all three along the last axis (each row on its own)."
+    ),
+    "shape": (
+        "The weights must have the same shape as x. Print the `.shape` of each intermediate array: "
+        "a max or sum without `axis=-1, keepdims=True` changes it."
+    ),
+}
+
+
+def _reference_softmax(x):
+    from course_utils.softmax import softmax
+
+    return softmax(x, axis=-1)
+
+
+@checker("softmax")
+def check_softmax(softmax):
+    """Check a learner's ``softmax(x)``: 1-D scores, then 2-D input (softmax along the last axis).
+
+    Parameters
+    ----------
+    softmax : callable
+        The learner's function: array of scores, shape (n,) or (m, n) -> weights of the same
+        shape, each row non-negative and summing to one.
+
+    Returns
+    -------
+    CheckResult
+        Not attempted / wrong (first failing case, expected vs got, a hint) / correct.
+    """
+    return run_check(
+        softmax,
+        name="softmax",
+        reference=_reference_softmax,
+        cases=_SOFTMAX_CASES,
+        arg_names=("x",),
+        known_mistakes=SOFTMAX_MISTAKES,
+        hints=_SOFTMAX_HINTS,
+    )
+
+
+# ================================================================ attention_row
+_ATTENTION_ROW_CASES = (
+    Case("one key", (np.array([0.5]), np.array([[2.0, -1.0]]))),
+    Case("the article's example", (ARTICLE_SCORES.copy(), ARTICLE_VALUES.copy())),
+    Case(
+        "value vectors of width 3",
+        (np.array([1.0, -1.0, 0.5]), np.array([[1.0, 0.0, 2.0], [0.0, 3.0, -1.0], [2.0, 1.0, 1.0]])),
+    ),
+    Case("large scores", (np.array([1000.0, 998.0, 999.0]), np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]))),
+)
+
+
+def _with_softmax(make_output):
+    """A buggy attention_row returning (make_output(weights, scores, values), softmax weights)."""
+    return lambda s, v: (make_output(_stable_softmax(s), s, v), _stable_softmax(s))
+
+
+ATTENTION_ROW_MISTAKES = (
+    KnownMistake(
+        "swapped outputs",
+        "Return the output first, then the weights: `return output, weights`.",
+        reproduce=lambda s, v: (_stable_softmax(s), _stable_softmax(s) @ v),
+    ),
+    KnownMistake(
+        "mixes positions",
+        "The output mixes the value vectors, not token positions or IDs: multiply the weights by "
+        "`values` (`weights @ values`), which gives one vector of length d_v.",
+        reproduce=(
+            _with_softmax(lambda w, s, v: w @ np.arange(len(s))),
+            _with_softmax(lambda w, s, v: w @ np.arange(1, len(s) + 1)),
+        ),
+    ),
+    KnownMistake(
+        "no softmax",
+        "Turn the scores into weights with softmax first: the output is `softmax(scores) @ values`, "
+        "not `scores @ values`, and the weights returned are the softmax of the scores.",
+        reproduce=(
+            lambda s, v: (s @ v, s),
+            _with_softmax(lambda w, s, v: s @ v),
+        ),
+    ),
+    KnownMistake(
+        "unweighted sum",
+        "Each value vector must be multiplied by its weight before adding them up: `weights @ values`. "
+        "A plain sum or mean of the values ignores the scores.",
+        reproduce=(
+            _with_softmax(lambda w, s, v: v.sum(axis=0)),
+            _with_softmax(lambda w, s, v: v.mean(axis=0)),
+        ),
+    ),
+    KnownMistake(
+        "shape slip",
+        "Mind the order of the factors: weights has shape (T,) and values (T, d_v), so "
+        "`weights @ values` gives shape (d_v,). `values @ weights` or `weights @ values.T` pairs "
+        "the wrong axes.",
+        reproduce=(
+            _with_softmax(lambda w, s, v: v @ w),
+            _with_softmax(lambda w, s, v: w @ v.T),
+        ),
+        error=error_message_contains("matmul", "not aligned", "mismatch in its core dimension", error_type=ValueError),
+    ),
+    KnownMistake(
+        "broadcast slip",
+        "`weights * values` lines up weights (T,) with the last axis of values (d_v), not with its "
+        "rows. Use `(weights[:, None] * values).sum(axis=0)`, or simply `weights @ values`.",
+        reproduce=_with_softmax(lambda w, s, v: (w * v).sum(axis=0)),
+        error=error_message_contains("could not be broadcast", error_type=ValueError),
+    ),
+    KnownMistake(
+        "not normalised",
+        "The weights must add up to 1: divide the exponentials by their sum (that is softmax) "
+        "before mixing the values.",
+        reproduce=(
+            lambda s, v: (_exp(s) @ v, _exp(s)),
+            lambda s, v: (_exp(s) @ v, _stable_softmax(s)),
+        ),
+    ),
+    KnownMistake(
+        "no max shift",
+        next(m.hint for m in SOFTMAX_MISTAKES if m.name == "no max shift"),
+        reproduce=(
+            lambda s, v: (_exp(s) / _exp(s).sum() @ v, _exp(s) / _exp(s).sum()),
+            lambda s, v: (_exp(s) / _exp(s).sum() @ v, _stable_softmax(s)),
+        ),
+    ),
+)
+
+_ATTENTION_ROW_HINTS = {
+    "structure": (
+        "attention_row must return two things: end it with `return output, weights` "
+        "(the output first, then the weights)."
+    ),
+    "values": (
+        "Two steps: `weights = softmax(scores)`, then `output = weights @ values`. Check each on "
+        "this input."
+    ),
+    "shape": (
+        "output should have shape (d_v,) and weights shape (T,): print the `.shape` of each "
+        "intermediate array."
+    ),
+}
+
+
+def _reference_attention_row(scores, values):
+    from course_utils.attention import attention_row
+
+    return attention_row(scores, values)
+
+
+@checker("attention_row")
+def check_attention_row(attention_row):
+    """Check a learner's ``attention_row(scores, values) -> (output, weights)``.
+
+    Parameters
+    ----------
+    attention_row : callable
+        The learner's function: scores (T,), values (T, d_v) -> output (d_v,), weights (T,)
+        with ``weights = softmax(scores)`` and ``output = weights @ values``.
+
+    Returns
+    -------
+    CheckResult
+    """
+    return run_check(
+        attention_row,
+        name="attention_row",
+        reference=_reference_attention_row,
+        cases=_ATTENTION_ROW_CASES,
+        arg_names=("scores", "values"),
+        output_names=("output", "weights"),
+        known_mistakes=ATTENTION_ROW_MISTAKES,
+        hints=_ATTENTION_ROW_HINTS,
+    )
+
+
+# ================================================================ predict: scores for the third value
+TARGET_WEIGHT = 0.9
+_NAME = "choose_scores"
+
+
+@checker(_NAME)
+def check_scores_for_third_value(choose_scores):
+    """Check the prediction exercise: three scores giving the third key at least 90% of the weight.
+
+    Parameters
+    ----------
+    choose_scores : callable
+        The learner's function of no arguments, returning three scores (list or array) for the
+        three keys of the article's example.
+
+    Returns
+    -------
+    CheckResult
+        One case: correct when ``softmax(scores)[2] >= 0.9``; every message shows the weights.
+    """
+    if not callable(choose_scores):
+        return not_callable(_NAME, choose_scores)
+    call = call_learner(choose_scores, ())
+    if call.stub_raised:
+        return not_attempted(_NAME, total=1)
+    if call.error is not None:
+        lines = [f"Not yet right: {_NAME}() raised an error.", field("error", error_text(call.error))]
+        if call.where:
+            lines.append(field("where", call.where))
+        return _wrong_scores(
+            lines,
+            "Read the last line of the error. The function takes no arguments and ends with "
+            "`return [s1, s2, s3]`.",
+            "choose_scores() raised an error",
+        )
+    got = call.value
+    problem = _scores_problem(got)
+    if problem is not None:
+        return _wrong_scores([f"Not yet right: {problem[0]}", field("got", fmt_value(got))], problem[1],
+                             f"choose_scores() returned {describe(got)}")
+    scores = np.asarray(got, dtype=float)
+    from course_utils.softmax import softmax
+
+    weights = softmax(scores)
+    third = float(weights[2])
+    shown = [field("scores", fmt_value(scores)), field("weights", fmt_value(weights))]
+    case = f"choose_scores() returned {fmt_value(scores)}"
+    if third >= TARGET_WEIGHT - 1e-9:
+        result = correct(1, f"The third key gets {third:.4f} of the weight ({third:.1%}).")
+        result.message = "\n".join([result.message, *shown])
+        return result
+    headline = (
+        f"Not yet right: the third key gets {third:.4f} of the weight; at least {TARGET_WEIGHT} is needed."
+    )
+    return _wrong_scores([headline, *shown], _scores_hint(scores, third), case)
+
+
+def _scores_problem(got):
+    """(sentence, hint) if got is not three finite numbers, else None."""
+    if got is None:
+        return (
+            f"{_NAME} returned None.",
+            "End the function with `return [s1, s2, s3]`, your three scores.",
+        )
+    if not is_numeric_array_like(got):
+        return (
+            f"{_NAME} should return three numbers, but it returned {describe(got)}.",
+            "Return a list of three numbers, for example `return [s1, s2, s3]`.",
+        )
+    shape = np.shape(got)
+    if shape != (3,):
+        return (
+            f"{_NAME} should return three scores, one per key, but it returned shape {shape}.",
+            "The article's example has three keys: return exactly three numbers, `[s1, s2, s3]`.",
+        )
+    if not np.all(np.isfinite(np.asarray(got, dtype=float))):
+        return (
+            "the scores must be ordinary finite numbers (no nan or inf).",
+            "A finite gap of a few units between the scores is enough.",
+        )
+    return None
+
+
+def _scores_hint(scores, third):
+    others = scores[:2]
+    if np.all(scores == scores[0]):
+        return "Equal scores give equal weights, 1/3 each. Make the third score the largest."
+    if scores[2] < others.max():
+        return (
+            f"The largest score is not the third one, so the third key gets only {third:.4f}. "
+            "Softmax gives the most weight to the largest score: make the third score the largest."
+        )
+    if np.any(others == scores[2]):
+        return (
+            "The third score ties with another one for the largest, so they share the weight. "
+            "Make the third score larger than both others."
+        )
+    return (
+        f"The third score is the largest, but its weight is only {third:.4f}. The gap between the "
+        "scores matters, not their size (adding the same number to all three changes nothing): if "
+        "the other two are equal, the third must beat them by about ln(18) ≈ 2.9 to get 0.9 of "
+        "the weight."
+    )
+
+
+def _wrong_scores(lines, hint, case):
+    return CheckResult(WRONG, "\n".join(lines), hint=hint, passed=0, total=1, case=case)
