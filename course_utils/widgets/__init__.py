@@ -1,0 +1,9 @@
+"""Slider dashboards for the notebooks (ipywidgets + matplotlib).
+
+``_base`` holds the mechanics shared by every dashboard (see :class:`Dashboard`); each other
+module holds the dashboards of one notebook.
+"""
+from course_utils.widgets._base import Dashboard, float_slider
+from course_utils.widgets.row import AttentionRowDashboard
+
+__all__ = ["Dashboard", "float_slider", "AttentionRowDashboard"]
