@@ -15,6 +15,10 @@ FIRST_NOTEBOOK := notebooks/01-one-attention-row.ipynb
 ifeq ($(DISPLAY)$(WAYLAND_DISPLAY)$(filter Darwin,$(shell uname -s)),)
 LAB_BROWSER := --no-browser
 endif
+# JupyterLab refuses to run as root (containers, WSL) unless told to.
+ifeq ($(shell id -u),0)
+LAB_BROWSER += --allow-root
+endif
 LAB_ARGS ?=
 
 .PHONY: lab test env notebooks solutions lock clean-env
