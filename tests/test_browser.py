@@ -2,7 +2,7 @@
 
 For each notebook in notebooks/ (copied to a scratch folder, so nothing is saved into the
 repository): open it, Run All, wait for the kernel, assert no cell raised, then move every
-slider and assert the picture of its dashboard changes. Screenshots of every dashboard
+slider and click every toggle, and assert the picture of its dashboard changes. Screenshots of every dashboard
 before and after go to test-artifacts/browser/.
 
 Needs Debian's `chromium` (apt-get install chromium) and the `playwright` package (in the
@@ -12,6 +12,7 @@ lock). Without a browser the test is skipped with a message, unless COURSE_REQUI
 from __future__ import annotations
 
 import json
+import re
 import os
 import shutil
 import socket
@@ -113,36 +114,50 @@ def lab_url(tmp_path_factory):
 
 
 def _wait_idle(page, timeout_ms=120_000):
-    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=timeout_ms)
+    """Wait until the current notebook's kernel is connected and idle (the toolbar's indicator
+    says "idle" while the kernel is still initialising, so ask the session itself)."""
+    page.wait_for_function(
+        """() => {
+            const widget = window.jupyterapp.shell.currentWidget;
+            const kernel = widget && widget.sessionContext && widget.sessionContext.session
+                           && widget.sessionContext.session.kernel;
+            return !!kernel && kernel.connectionStatus === 'connected' && kernel.status === 'idle';
+        }""", timeout=timeout_ms)
 
 
 @pytest.mark.parametrize("notebook", LEARNER_NOTEBOOKS, ids=[p.stem for p in LEARNER_NOTEBOOKS])
 def test_notebook_runs_and_sliders_redraw(browser_page, lab_url, notebook):
     page = browser_page
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.goto(f"{lab_url}/lab/tree/notebooks/{notebook.name}?token={TOKEN}")
-    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+    # ?reset: a fresh workspace, so earlier notebooks' tabs are not restored beside this one
+    page.goto(f"{lab_url}/lab/tree/notebooks/{notebook.name}?reset&token={TOKEN}")
+    page.wait_for_function(
+        "(name) => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
+        " return !!w && !!w.context && w.context.path.endsWith(name) && w.content.widgets.length > 0; }",
+        arg=notebook.name, timeout=60_000)
     _wait_idle(page)
+    panel_id = page.evaluate("() => window.jupyterapp.shell.currentWidget.id")
+    panel = page.locator(f'[id="{panel_id}"]')  # every query below stays inside this notebook's tab
 
     started = time.monotonic()
-    page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
-    # every code cell ends with an execution count (no "[*]" or "[ ]" left) and the kernel is idle
-    page.wait_for_function(
-        """() => {
-            const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')];
-            return prompts.length > 0 && prompts.every(p => /\\[\\d+\\]/.test(p.textContent));
-        }""", timeout=180_000)
+    # the command's promise settles when every cell has run (false if one failed)
+    all_ran = page.evaluate("async () => await window.jupyterapp.commands.execute('notebook:run-all-cells')")
     _wait_idle(page)
+    prompts = panel.evaluate(
+        "(node) => [...node.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')].map(p => p.textContent.trim())")
+    unrun = [i for i, text in enumerate(prompts) if not re.fullmatch(r"\[\d+\]:?", text)]
+    assert prompts and not unrun, f"{notebook.name}: code cells {unrun} did not run (prompts {prompts})"
     run_all_seconds = time.monotonic() - started
     page.screenshot(path=str(ARTIFACTS / f"{notebook.stem}-run-all.png"))
 
-    errors = page.evaluate(
-        """() => [...document.querySelectorAll('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')]
+    assert all_ran, f"{notebook.name}: Run All reported a failing cell"
+    errors = panel.evaluate(
+        """(node) => [...node.querySelectorAll('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')]
                  .map(e => e.textContent).filter(t => /Traceback|Error/.test(t))""")
     assert not errors, f"{notebook.name}: a cell raised in JupyterLab:\n" + "\n---\n".join(e[:1500] for e in errors)
 
-    cells = page.locator(".jp-CodeCell", has=page.locator(".widget-slider"))
-    sliders_moved = 0
+    cells = panel.locator(".jp-CodeCell", has=page.locator(".widget-slider"))
+    sliders_moved = toggles_clicked = 0
     for c in range(cells.count()):
         cell = cells.nth(c)
         cell.scroll_into_view_if_needed()
@@ -166,7 +181,19 @@ def test_notebook_runs_and_sliders_redraw(browser_page, lab_url, notebook):
                     return img !== null && img.getAttribute('src') !== old;
                 }""", arg=[cell.element_handle(), before_src], timeout=15_000)
             sliders_moved += 1
+        # toggles too: every checkbox and every unselected toggle button must redraw the picture
+        toggles = cell.locator(".widget-checkbox input, .widget-toggle-button:not(.mod-active)")
+        for t in range(toggles.count()):
+            before_src = cell.locator(".jp-OutputArea-output img").first.get_attribute("src")
+            toggles.nth(t).click()
+            page.wait_for_function(
+                """([cell, old]) => {
+                    const img = cell.querySelector('.jp-OutputArea-output img');
+                    return img !== null && img.getAttribute('src') !== old;
+                }""", arg=[cell.element_handle(), before_src], timeout=15_000)
+            toggles_clicked += 1
         cell.screenshot(path=str(ARTIFACTS / f"{notebook.stem}-dashboard{c + 1}-after.png"))
     (ARTIFACTS / f"{notebook.stem}.txt").write_text(
-        f"run all: {run_all_seconds:.1f} s; dashboards: {cells.count()}; sliders moved and redrawn: {sliders_moved}\n")
-    print(f"{notebook.name}: run all {run_all_seconds:.1f} s, {sliders_moved} sliders redrawn")
+        f"run all: {run_all_seconds:.1f} s; dashboards: {cells.count()}; sliders moved and redrawn: {sliders_moved}; "
+        f"toggles clicked and redrawn: {toggles_clicked}\n")
+    print(f"{notebook.name}: run all {run_all_seconds:.1f} s, {sliders_moved} sliders and {toggles_clicked} toggles redrawn")
