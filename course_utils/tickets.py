@@ -106,3 +106,46 @@ def padded_batch(tickets=TICKETS, pad_vector=None, length=None):
         x[b, : len(ticket)] = embed(ticket)  # (len, d_model)
         tokens.append(list(ticket) + ["<pad>"] * (T - len(ticket)))
     return x, lengths, tokens
+
+
+# --------------------------------------------------------------------------- hand-made projections
+# Notebook 02 uses these to show "self"-attention in which a token's largest weight sits on
+# ANOTHER token ("missing" draws on "charger"). They are WRITTEN BY HAND so that every number
+# can be read; a trained model LEARNS its W_Q, W_K, W_V from data, and learned weights are
+# not grammar rules and rarely read this cleanly.
+
+#: Names of the d_k = 3 query/key coordinates of the hand-made projections. Coordinate j of a
+#: query says what the token "looks for"; coordinate j of a key says what it "offers":
+#: problem words and function words look for an item, items offer "item";
+#: requests look for a problem, problem words offer "problem";
+#: items look for a problem (what happened to them?), problem words offer that too.
+HANDMADE_QK_FEATURES = ("item?", "problem? (from a request)", "problem? (from an item)")
+
+#: Hand-made query projection, shape (d_model, d_k) = (4, 3): rows follow FEATURES
+#: (item, problem, function, request), columns HANDMADE_QK_FEATURES.
+HANDMADE_W_Q = np.array([
+    [0.0, 0.0, 2.0],  # item      -> looks for a problem
+    [2.0, 0.0, 0.0],  # problem   -> looks for an item
+    [1.0, 0.0, 0.0],  # function  -> looks (a little) for an item
+    [0.0, 2.0, 0.0],  # request   -> looks for a problem
+])
+
+#: Hand-made key projection, shape (d_model, d_k) = (4, 3).
+HANDMADE_W_K = np.array([
+    [2.0, 0.0, 0.0],  # item      -> offers "item"
+    [0.0, 2.0, 2.0],  # problem   -> offers "problem" (to requests and to items)
+    [0.0, 0.0, 0.0],  # function  -> offers nothing
+    [0.0, 0.0, 0.0],  # request   -> offers nothing
+])
+
+#: Names of the d_v = 2 value coordinates of the hand-made value projection.
+HANDMADE_V_FEATURES = ("item", "problem")
+
+#: Hand-made value projection, shape (d_model, d_v) = (4, 2): the value of a token carries
+#: its "item" and "problem" coordinates.
+HANDMADE_W_V = np.array([
+    [1.0, 0.0],  # item
+    [0.0, 1.0],  # problem
+    [0.0, 0.0],  # function
+    [0.0, 0.0],  # request
+])

@@ -25,6 +25,26 @@ from course_utils.checks.nb01 import (
     check_scores_for_third_value,
     check_softmax,
 )
+from course_utils.checks.nb02 import (
+    PROJECT_MISTAKES,
+    SCALED_SCORES_MISTAKES,
+    SELF_ATTENTION_MISTAKES,
+    SHAPE_NAMES,
+    check_project,
+    check_scaled_scores,
+    check_self_attention,
+    check_shapes,
+)
+from course_utils.checks.nb03 import (
+    CAUSAL_MASK_MISTAKES,
+    MASK_SITUATIONS,
+    MASKED_ATTENTION_MISTAKES,
+    PADDING_MASK_MISTAKES,
+    check_buggy_masks,
+    check_causal_mask,
+    check_masked_attention,
+    check_padding_mask,
+)
 
 __all__ = [
     # notebook 01
@@ -33,6 +53,24 @@ __all__ = [
     "check_scores_for_third_value",
     "SOFTMAX_MISTAKES",
     "ATTENTION_ROW_MISTAKES",
+    # notebook 02
+    "check_shapes",
+    "check_project",
+    "check_scaled_scores",
+    "check_self_attention",
+    "SHAPE_NAMES",
+    "PROJECT_MISTAKES",
+    "SCALED_SCORES_MISTAKES",
+    "SELF_ATTENTION_MISTAKES",
+    # notebook 03
+    "check_causal_mask",
+    "check_padding_mask",
+    "check_masked_attention",
+    "check_buggy_masks",
+    "CAUSAL_MASK_MISTAKES",
+    "PADDING_MASK_MISTAKES",
+    "MASKED_ATTENTION_MISTAKES",
+    "MASK_SITUATIONS",
     # framework
     "CheckResult",
     "Case",

@@ -4,6 +4,9 @@
 module holds the dashboards of one notebook.
 """
 from course_utils.widgets._base import Dashboard, float_slider
+from course_utils.widgets.masks import MaskBeforeAfterDashboard, MaskExplorerDashboard
 from course_utils.widgets.row import AttentionRowDashboard
+from course_utils.widgets.scaling import ScalingDashboard
 
-__all__ = ["Dashboard", "float_slider", "AttentionRowDashboard"]
+__all__ = ["Dashboard", "float_slider", "AttentionRowDashboard", "ScalingDashboard",
+           "MaskExplorerDashboard", "MaskBeforeAfterDashboard"]

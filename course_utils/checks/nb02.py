@@ -1,0 +1,641 @@
+"""Checkers for notebook 02 (queries, keys and values): the shape table, the three projections,
+the scaled scores and a complete single-head self-attention."""
+import numbers
+import re
+
+import numpy as np
+
+from course_utils.checks._calls import call_learner, error_text, learner_line
+from course_utils.checks._format import describe, field
+from course_utils.checks._framework import (
+    Case,
+    KnownMistake,
+    checker,
+    correct,
+    error_message_contains,
+    not_attempted,
+    not_callable,
+    run_check,
+)
+from course_utils.checks._result import WRONG, CheckResult
+from course_utils.tickets import HANDMADE_W_K, HANDMADE_W_Q, HANDMADE_W_V, TICKET, embed
+
+__all__ = [
+    "check_shapes",
+    "check_project",
+    "check_scaled_scores",
+    "check_self_attention",
+    "SHAPE_NAMES",
+    "PROJECT_MISTAKES",
+    "SCALED_SCORES_MISTAKES",
+    "SELF_ATTENTION_MISTAKES",
+]
+
+
+# ---------------------------------------------------------------- helpers for the buggy versions
+def _softmax(x, axis=-1):
+    """Stable softmax along ``axis`` (for building buggy variants; references use course_utils)."""
+    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def _sqrt_d(q):
+    return np.sqrt(q.shape[-1])
+
+
+def _small(seed, *shape):
+    """Small whole numbers in [-2, 2] as floats: easy to read in a checker message."""
+    return np.random.default_rng(seed).integers(-2, 3, size=shape).astype(float)
+
+
+def _normal(seed, *shape, scale=1.0):
+    """Seeded normal numbers rounded to 2 decimals (short, exact in messages)."""
+    return (scale * np.random.default_rng(seed).standard_normal(shape)).round(2)
+
+
+_MATMUL_ERROR = error_message_contains(
+    "matmul", "not aligned", "mismatch in its core dimension", error_type=ValueError
+)
+_BROADCAST_ERROR = error_message_contains("could not be broadcast", error_type=ValueError)
+
+
+def _matmul_error_on_line(pattern):
+    """Predicate: a matrix-product shape error raised on a learner's line matching ``pattern``.
+
+    Several products can refuse their shapes in one function (W @ X, Q @ K); the line the
+    learner wrote tells which one did.
+    """
+    regex = re.compile(pattern, re.IGNORECASE)
+
+    def predicate(exc):
+        if not _MATMUL_ERROR(exc):
+            return False
+        line = learner_line(exc) or ""
+        return bool(regex.search(line.partition(": ")[2]))
+
+    return predicate
+
+
+_Q_AT_K_LINE = r"@\s*k\b(?!\s*\.\s*T)|matmul\(\s*q\w*\s*,\s*k\w*\s*\)"  # q @ k without .T
+_W_AT_X_LINE = r"\bw\w*\s*@\s*x\b|\bw\w*\s*\.\s*T\s*@\s*x\b"  # w_q @ x, w_q.T @ x
+
+
+# ================================================================ the shape table
+#: The entries of the shape table, in the order of the notebook's table.
+SHAPE_NAMES = ("X", "W_Q", "W_K", "W_V", "Q", "K", "V", "scores", "weights", "output")
+
+_SHAPE_CASES = (
+    # (T, d_model, d_k, d_v): every size different first, so a mix-up shows
+    (5, 4, 3, 2),
+    (2, 6, 8, 3),
+    (10, 512, 64, 64),  # one head of the original Transformer base model: d_model 512, d_k = d_v = 64
+)
+
+
+def reference_shapes(T, d_model, d_k, d_v):
+    """The shape of every array of single-head self-attention, by name (see ``SHAPE_NAMES``)."""
+    return {
+        "X": (T, d_model),
+        "W_Q": (d_model, d_k),
+        "W_K": (d_model, d_k),
+        "W_V": (d_model, d_v),
+        "Q": (T, d_k),
+        "K": (T, d_k),
+        "V": (T, d_v),
+        "scores": (T, T),
+        "weights": (T, T),
+        "output": (T, d_v),
+    }
+
+
+def _as_shape(value):
+    """``value`` as a tuple of ints, or None if it is not a shape (a tuple/list of whole numbers)."""
+    if isinstance(value, np.ndarray) and value.ndim == 1 and value.dtype.kind in "iu":
+        value = tuple(value.tolist())
+    if not isinstance(value, (tuple, list)):
+        return None
+    out = []
+    for v in value:
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral):
+            return None
+        out.append(int(v))
+    return tuple(out)
+
+
+def _shape_hint(key, got, sizes):
+    """A hint for one wrong entry of the table, naming the mix-up when it is a usual one."""
+    T, d_model, d_k, d_v = sizes
+    hints = {
+        "X": "X holds one embedding per token: T rows, each d_model wide, so X is (T, d_model).",
+        "W_Q": (
+            "W_Q sits right of X in `Q = X @ W_Q`: its rows must match X's columns (d_model) and its "
+            "columns give each query's width (d_k), so W_Q is (d_model, d_k)."
+        ),
+        "W_V": (
+            "W_V turns each d_model-wide embedding into a value of width d_v (its own width, not "
+            "d_k): W_V is (d_model, d_v)."
+        ),
+        "Q": "Q = X @ W_Q is (T, d_model) @ (d_model, d_k) -> (T, d_k): one query of width d_k per token.",
+        "V": "V = X @ W_V is (T, d_model) @ (d_model, d_v) -> (T, d_v): one value of width d_v per token.",
+        "scores": (
+            "scores = Q @ K.T is (T, d_k) @ (d_k, T) -> (T, T): one number for every (query, key) "
+            "pair. d_k disappears inside the dot products, so scores is T x T, not T x d_k."
+        ),
+        "weights": "softmax does not change the shape: weights has the shape of scores, (T, T).",
+        "output": (
+            "output = weights @ V is (T, T) @ (T, d_v) -> (T, d_v). The output mixes value "
+            "vectors, so its width is d_v, not d_k."
+        ),
+    }
+    hints["W_K"] = hints["W_Q"].replace("W_Q", "W_K").replace("queries", "keys").replace("query", "key")
+    hints["K"] = "K = X @ W_K is (T, d_model) @ (d_model, d_k) -> (T, d_k): one key of width d_k per token."
+    if key in ("W_Q", "W_K", "W_V") and got is not None and len(got) == 2 and got[::-1] == reference_shapes(*sizes)[key]:
+        return hints[key] + (
+            " You wrote it the other way round: that is how PyTorch's nn.Linear stores its weight, "
+            "because it multiplies by the transpose (x @ W.T); here we multiply X @ W."
+        )
+    return hints[key]
+
+
+def _sizes_text(sizes):
+    T, d_model, d_k, d_v = sizes
+    return f"T={T}, d_model={d_model}, d_k={d_k}, d_v={d_v}"
+
+
+def _shapes_wrong(headline, lines, hint, case_index, sizes, passed):
+    return CheckResult(
+        WRONG,
+        "\n".join([headline, *lines]),
+        hint=hint,
+        passed=passed,
+        total=len(_SHAPE_CASES),
+        case=f"case {case_index} of {len(_SHAPE_CASES)} ({_sizes_text(sizes)})",
+    )
+
+
+@checker("shapes")
+def check_shapes(shapes):
+    """Check the shape-table exercise: ``shapes(T, d_model, d_k, d_v) -> dict`` of shapes.
+
+    Parameters
+    ----------
+    shapes : callable
+        The learner's function. It returns a dict with one entry per name of ``SHAPE_NAMES``
+        ("X", "W_Q", ..., "output"), each a tuple of ints such as ``(T, d_k)``.
+
+    Returns
+    -------
+    CheckResult
+        Not attempted / wrong (the first wrong entry, expected vs got, a hint for that entry) /
+        correct. Three cases, every size different in the first.
+    """
+    name = "shapes"
+    if not callable(shapes):
+        return not_callable(name, shapes)
+    total = len(_SHAPE_CASES)
+    for index, sizes in enumerate(_SHAPE_CASES, start=1):
+        call = call_learner(shapes, sizes)
+        headline = f"Not yet right: {name} fails case {index} of {total} ({_sizes_text(sizes)})"
+        headline += "." if index == 1 else ("; case 1 passed." if index == 2 else f"; cases 1-{index - 1} passed.")
+        if call.stub_raised and index == 1:
+            return not_attempted(name, total)
+        if call.error is not None:
+            lines = [field("error", error_text(call.error))]
+            if call.where:
+                lines.append(field("where", call.where))
+            return _shapes_wrong(
+                headline, lines,
+                "Read the last line of the error. The function receives four numbers and returns a "
+                "dict such as `{\"X\": (T, d_model), ...}`.",
+                index, sizes, index - 1,
+            )
+        got = call.value
+        if not isinstance(got, dict):
+            return _shapes_wrong(
+                headline, [field("problem", f"{name} should return a dict, but it returned {describe(got)}.")],
+                "End the function with `return shapes`, the dict whose entries you filled in.",
+                index, sizes, index - 1,
+            )
+        missing = [key for key in SHAPE_NAMES if key not in got]
+        if missing:
+            return _shapes_wrong(
+                headline,
+                [field("missing", ", ".join(repr(k) for k in missing)),
+                 field("problem", f"the dict has no entry for {len(missing)} of the {len(SHAPE_NAMES)} names.")],
+                "Fill in every entry of the table, spelled exactly as in it: "
+                + ", ".join(f'"{k}"' for k in SHAPE_NAMES) + ".",
+                index, sizes, index - 1,
+            )
+        expected = reference_shapes(*sizes)
+        wrong = []
+        for key in SHAPE_NAMES:
+            shape = _as_shape(got[key])
+            if shape != expected[key]:
+                wrong.append((key, shape))
+        if wrong:
+            key, shape = wrong[0]
+            lines = [
+                field("entry", repr(key)),
+                field("expected", str(expected[key])),
+                field("got", str(shape) if shape is not None else describe(got[key])),
+            ]
+            if len(wrong) > 1:
+                lines.append(field("also", "wrong: " + ", ".join(repr(k) for k, _ in wrong[1:])))
+            hint = (
+                _shape_hint(key, shape, sizes)
+                if shape is not None
+                else "Write each shape as a tuple of sizes, for example `(T, d_k)`."
+            )
+            return _shapes_wrong(headline, lines, hint, index, sizes, index - 1)
+    return correct(total, "Every entry of the table is right.")
+
+
+# ================================================================ the three projections
+def _project_case(label, seed, T, d_model, d_k, d_v):
+    """Seeded normal inputs of the given sizes: (x, w_q, w_k, w_v)."""
+    return Case(label, (
+        _normal(seed, T, d_model), _normal(seed + 1, d_model, d_k), _normal(seed + 2, d_model, d_k),
+        _normal(seed + 3, d_model, d_v),
+    ))
+
+
+# Every width 2: readable, and W @ X or Q @ K run without an error (and give wrong numbers).
+# Written by hand so that no matrix is symmetric or singular and the scores stay moderate.
+_SQUARE_CASE = Case("2 tokens, every width 2", (
+    np.array([[1.0, 2.0], [2.0, -1.0]]),   # x
+    np.array([[0.5, 0.0], [0.5, -1.0]]),   # w_q
+    np.array([[1.0, -0.5], [0.0, 0.5]]),   # w_k
+    np.array([[1.0, 0.0], [-1.0, 2.0]]),   # w_v
+))
+
+_PROJECT_CASES = (
+    _SQUARE_CASE,
+    Case("the ticket (T=5, d_model=4), d_k=3, d_v=2",
+         (embed(TICKET), _normal(21, 4, 3), _normal(22, 4, 3), _normal(23, 4, 2))),
+    _project_case("3 tokens, d_model=6, d_k=4, d_v=5", 30, 3, 6, 4, 5),
+)
+
+_SHAPE_ERROR_HINT = (
+    "Mind the order of the factors: X comes first. `X @ W_Q` is (T, d_model) @ (d_model, d_k) -> "
+    "(T, d_k). `W_Q @ X` or `X @ W_Q.T` pairs the wrong axes: numpy refuses (a 'mismatch in its "
+    "core dimension' error) unless the sizes happen to match, and then the numbers mean nothing."
+)
+
+PROJECT_MISTAKES = (
+    KnownMistake(
+        "swapped W_K and W_V",
+        "K must come from W_K and V from W_V: `k = x @ w_k`, `v = x @ w_v`. Yours are swapped.",
+        reproduce=lambda x, wq, wk, wv: (x @ wq, x @ wv, x @ wk),
+    ),
+    KnownMistake(
+        "swapped W_Q and W_K",
+        "Q must come from W_Q and K from W_K: `q = x @ w_q`, `k = x @ w_k`. Yours are swapped.",
+        reproduce=lambda x, wq, wk, wv: (x @ wk, x @ wq, x @ wv),
+    ),
+    KnownMistake(
+        "other order",
+        "Return the three projections in the order (q, k, v), each from its own matrix: "
+        "`x @ w_q`, `x @ w_k`, `x @ w_v`.",
+        reproduce=(
+            lambda x, wq, wk, wv: (x @ wv, x @ wk, x @ wq),
+            lambda x, wq, wk, wv: (x @ wk, x @ wv, x @ wq),
+            lambda x, wq, wk, wv: (x @ wv, x @ wq, x @ wk),
+        ),
+    ),
+    KnownMistake(
+        "one matrix for all",
+        "Each role has its own matrix: q uses w_q, k uses w_k, v uses w_v. The same matrix for "
+        "all three would make queries, keys and values identical.",
+        reproduce=(
+            lambda x, wq, wk, wv: (x @ wq, x @ wq, x @ wq),
+            lambda x, wq, wk, wv: (x @ wq, x @ wq, x @ wv),
+        ),
+    ),
+    KnownMistake(
+        "weights on the left",
+        _SHAPE_ERROR_HINT,
+        reproduce=(
+            lambda x, wq, wk, wv: (wq @ x, wk @ x, wv @ x),
+            lambda x, wq, wk, wv: (wq.T @ x, wk.T @ x, wv.T @ x),
+            lambda x, wq, wk, wv: (x @ wq.T, x @ wk.T, x @ wv.T),
+            lambda x, wq, wk, wv: (wq.T @ x.T, wk.T @ x.T, wv.T @ x.T),
+        ),
+        error=_MATMUL_ERROR,
+    ),
+    KnownMistake(
+        "elementwise product",
+        "Use the matrix product `@`, not `*`: `*` multiplies entry by entry, while each query must "
+        "combine a whole row of X with each column of W_Q.",
+        reproduce=lambda x, wq, wk, wv: (x * wq, x * wk, x * wv),
+        error=_BROADCAST_ERROR,
+    ),
+)
+
+_PROJECT_HINTS = {
+    "structure": "Return three arrays, in this order: `return q, k, v`.",
+    "values": "Each projection is one matrix product with x on the left: `q = x @ w_q` (and the same for k, v).",
+    "shape": "q and k should be (T, d_k) and v (T, d_v): x (T, d_model) times a (d_model, d) matrix.",
+}
+
+
+def _reference_project(x, w_q, w_k, w_v):
+    return x @ w_q, x @ w_k, x @ w_v  # (T, d_k), (T, d_k), (T, d_v)
+
+
+@checker("project")
+def check_project(project):
+    """Check ``project(x, w_q, w_k, w_v) -> (q, k, v)`` with ``q = x @ w_q`` and so on.
+
+    Parameters
+    ----------
+    project : callable
+        x (T, d_model), w_q and w_k (d_model, d_k), w_v (d_model, d_v) -> q (T, d_k),
+        k (T, d_k), v (T, d_v).
+
+    Returns
+    -------
+    CheckResult
+        Three cases; the first has every width 2, so a product in the wrong order runs (and is
+        recognised from its numbers).
+    """
+    return run_check(
+        project,
+        name="project",
+        reference=_reference_project,
+        cases=_PROJECT_CASES,
+        arg_names=("x", "w_q", "w_k", "w_v"),
+        output_names=("q", "k", "v"),
+        known_mistakes=PROJECT_MISTAKES,
+        hints=_PROJECT_HINTS,
+    )
+
+
+# ================================================================ scaled scores
+_SCALED_SCORES_CASES = (
+    Case("2 queries, 5 keys, d_k=4", (_small(40, 2, 4), _small(41, 5, 4))),
+    Case("2 queries, 2 keys, d_k=2 (square: q @ k runs too)",
+         (np.array([[1.0, 2.0], [0.0, -1.0]]), np.array([[1.0, -2.0], [0.0, 1.0]]))),
+    Case("the ticket's queries and keys, T=5, d_k=3",
+         (embed(TICKET) @ _normal(21, 4, 3), embed(TICKET) @ _normal(22, 4, 3))),
+    Case("4 queries, 6 keys, wide keys d_k=64", (_normal(60, 4, 64), _normal(61, 6, 64))),
+)
+
+SCALED_SCORES_MISTAKES = (
+    KnownMistake(
+        "no scale",
+        "Divide the dot products by sqrt(d_k): `q @ k.T / np.sqrt(d_k)` with `d_k = q.shape[-1]`. "
+        "Without it the scores grow with the key width (section 6).",
+        reproduce=lambda q, k: q @ k.T,
+    ),
+    KnownMistake(
+        "divide by d_k",
+        "Divide by the square root of d_k, not by d_k itself: `np.sqrt(d_k)`. Dividing by d_k "
+        "shrinks wide-key scores towards 0 and the weights towards an even spread.",
+        reproduce=lambda q, k: q @ k.T / q.shape[-1],
+    ),
+    KnownMistake(
+        "multiply by sqrt(d_k)",
+        "Divide by sqrt(d_k), do not multiply: the point is to shrink the scores, which grow like "
+        "sqrt(d_k).",
+        reproduce=lambda q, k: q @ k.T * _sqrt_d(q),
+    ),
+    KnownMistake(
+        "sqrt of the wrong size",
+        "d_k is the width of each query and key, the LAST axis: `d_k = q.shape[-1]` (or "
+        "`k.shape[1]`). `len(q)` or `q.shape[0]` is the number of queries, not their width.",
+        reproduce=(
+            lambda q, k: q @ k.T / np.sqrt(q.shape[0]),
+            lambda q, k: q @ k.T / np.sqrt(k.shape[0]),
+            lambda q, k: q @ k.T / np.sqrt(q.size),
+        ),
+    ),
+    KnownMistake(
+        "k not transposed",
+        "Transpose the keys: `q @ k.T` is (T_q, d_k) @ (d_k, T_k) -> (T_q, T_k), one dot product "
+        "per (query, key) pair. `q @ k` only runs when the sizes happen to match, and then it "
+        "pairs the wrong numbers.",
+        reproduce=(lambda q, k: q @ k / _sqrt_d(q), lambda q, k: q @ k),
+        error=_MATMUL_ERROR,
+    ),
+    KnownMistake(
+        "reshape instead of transpose",
+        "`k.reshape(d_k, T_k)` has the right shape but not the right numbers: reshape refills the "
+        "array in reading order. Use the transpose, `k.T`.",
+        reproduce=(
+            lambda q, k: q @ k.reshape(k.shape[1], k.shape[0]) / _sqrt_d(q),
+            lambda q, k: q @ k.reshape(k.shape[1], k.shape[0]),
+        ),
+    ),
+    KnownMistake(
+        "transposed scores",
+        "Rows are queries and columns are keys: `q @ k.T`, shape (T_q, T_k). `k @ q.T` gives the "
+        "transpose, (T_k, T_q).",
+        reproduce=(lambda q, k: k @ q.T / _sqrt_d(q), lambda q, k: k @ q.T),
+    ),
+    KnownMistake(
+        "softmax applied",
+        "Return the scores themselves, before any softmax: softmax turns them into weights in "
+        "exercise 3.",
+        reproduce=(
+            lambda q, k: _softmax(q @ k.T / _sqrt_d(q)),
+            lambda q, k: _softmax(q @ k.T / _sqrt_d(q), axis=0),
+        ),
+    ),
+    KnownMistake(
+        "elementwise product",
+        "A score is a dot product, a sum over d_k: use the matrix product `q @ k.T`, not `q * k`.",
+        reproduce=(lambda q, k: q * k / _sqrt_d(q), lambda q, k: q * k.T / _sqrt_d(q)),
+        error=_BROADCAST_ERROR,
+    ),
+)
+
+_SCALED_SCORES_HINTS = {
+    "values": "scores = q @ k.T / np.sqrt(d_k), with d_k = q.shape[-1]. Check each step on this input.",
+    "shape": "scores has one row per query and one column per key: shape (T_q, T_k).",
+}
+
+
+def _reference_scaled_scores(q, k):
+    return q @ k.T / np.sqrt(q.shape[-1])  # (T_q, d_k) @ (d_k, T_k) -> (T_q, T_k)
+
+
+@checker("scaled_scores")
+def check_scaled_scores(scaled_scores):
+    """Check ``scaled_scores(q, k) -> q @ k.T / sqrt(d_k)``, shape (T_q, T_k).
+
+    Parameters
+    ----------
+    scaled_scores : callable
+        q (T_q, d_k), k (T_k, d_k) -> scores (T_q, T_k).
+
+    Returns
+    -------
+    CheckResult
+        Four cases: T_q, T_k and d_k all different first (so `q @ k` raises and is recognised
+        from its error), then a square case where `q @ k` runs, then the ticket, then d_k = 64.
+    """
+    return run_check(
+        scaled_scores,
+        name="scaled_scores",
+        reference=_reference_scaled_scores,
+        cases=_SCALED_SCORES_CASES,
+        arg_names=("q", "k"),
+        known_mistakes=SCALED_SCORES_MISTAKES,
+        hints=_SCALED_SCORES_HINTS,
+    )
+
+
+# ================================================================ complete self-attention
+def _attn(q, k, v, *, scale=None, axis=-1, transpose_k=True, no_softmax=False, left=False):
+    """A (possibly buggy) attention: returns (output, weights)."""
+    d_k = q.shape[-1]
+    scores = q @ (k.T if transpose_k else k)
+    scores = scores / (np.sqrt(d_k) if scale is None else scale(d_k))
+    weights = scores if no_softmax else _softmax(scores, axis=axis)
+    output = weights.T @ v if left else weights @ v
+    return output, weights
+
+
+def _sa(**bug):
+    """A self-attention with a bug in the attention step: (x, w_q, w_k, w_v) -> (output, weights)."""
+    return lambda x, wq, wk, wv: _attn(x @ wq, x @ wk, x @ wv, **bug)
+
+
+def _sa_proj(project):
+    """A self-attention with a bug in the projections: project(x, wq, wk, wv) -> (q, k, v)."""
+    return lambda x, wq, wk, wv: _attn(*project(x, wq, wk, wv))
+
+
+_SELF_ATTENTION_CASES = (
+    _SQUARE_CASE,
+    Case("the ticket with the hand-made weights (d_k=3, d_v=2)",
+         (embed(TICKET), HANDMADE_W_Q.copy(), HANDMADE_W_K.copy(), HANDMADE_W_V.copy())),
+    _project_case("3 tokens, d_model=4, d_k=8, d_v=5", 70, 3, 4, 8, 5),
+    _project_case("7 tokens, d_model=6, d_k=16, d_v=3", 80, 7, 6, 16, 3),
+)
+
+SELF_ATTENTION_MISTAKES = (
+    KnownMistake(
+        "swapped outputs",
+        "Return the output first, then the weights: `return output, weights`.",
+        reproduce=lambda x, wq, wk, wv: _attn(x @ wq, x @ wk, x @ wv)[::-1],
+    ),
+    KnownMistake(
+        "no scale",
+        SCALED_SCORES_MISTAKES[0].hint,
+        reproduce=_sa(scale=lambda d: 1.0),
+    ),
+    KnownMistake(
+        "divide by d_k",
+        SCALED_SCORES_MISTAKES[1].hint,
+        reproduce=_sa(scale=lambda d: d),
+    ),
+    KnownMistake(
+        "k not transposed",
+        next(m.hint for m in SCALED_SCORES_MISTAKES if m.name == "k not transposed"),
+        reproduce=(_sa(transpose_k=False), _sa(transpose_k=False, scale=lambda d: 1.0)),
+        error=_matmul_error_on_line(_Q_AT_K_LINE),
+    ),
+    KnownMistake(
+        "softmax over columns",
+        "Softmax runs over the keys of each query, i.e. along each ROW of the scores: "
+        "`softmax(scores, axis=-1)`. Along axis 0 (columns) each key's weights add up to 1 "
+        "instead of each query's.",
+        reproduce=(_sa(axis=0), _sa(axis=None)),
+    ),
+    KnownMistake(
+        "swapped W_K and W_V",
+        PROJECT_MISTAKES[0].hint,
+        reproduce=_sa_proj(lambda x, wq, wk, wv: (x @ wq, x @ wv, x @ wk)),
+    ),
+    KnownMistake(
+        "scores transposed (or W_Q and W_K swapped)",
+        "Your weights are the transpose of the right ones: queries are rows, keys are columns. "
+        "Compute `q @ k.T` with `q = x @ w_q` and `k = x @ w_k` (not `k @ q.T`, and not "
+        "`q = x @ w_k`, `k = x @ w_q`, which gives the same transposed scores).",
+        reproduce=_sa_proj(lambda x, wq, wk, wv: (x @ wk, x @ wq, x @ wv)),
+    ),
+    KnownMistake(
+        "weights on the left",
+        _SHAPE_ERROR_HINT,
+        reproduce=(
+            _sa_proj(lambda x, wq, wk, wv: (wq @ x, wk @ x, wv @ x)),
+            _sa_proj(lambda x, wq, wk, wv: (x @ wq.T, x @ wk.T, x @ wv.T)),
+        ),
+        error=_matmul_error_on_line(_W_AT_X_LINE),
+    ),
+    KnownMistake(
+        "no softmax",
+        "Turn the scores into weights with softmax over each row before mixing the values: "
+        "`weights = softmax(scores)`, then `output = weights @ v`.",
+        reproduce=_sa(no_softmax=True),
+    ),
+    KnownMistake(
+        "output product order",
+        "`output = weights @ v` is (T, T) @ (T, d_v) -> (T, d_v): row i of the output mixes the "
+        "values with row i of the weights (query i's weights). `weights.T @ v` mixes with the "
+        "columns, and `v @ weights` pairs the wrong axes.",
+        reproduce=(
+            _sa(left=True),
+            lambda x, wq, wk, wv: (x @ wv @ _attn(x @ wq, x @ wk, x @ wv)[1], _attn(x @ wq, x @ wk, x @ wv)[1]),
+        ),
+        error=_matmul_error_on_line(r"\bv\w*\s*@\s*\w*weights|\bv\w*\s*@\s*\w*attn"),
+    ),
+    KnownMistake(
+        "values not projected",
+        "The output mixes the VALUES `v = x @ w_v`, not the inputs x: `output = weights @ v`, "
+        "width d_v.",
+        reproduce=lambda x, wq, wk, wv: (_attn(x @ wq, x @ wk, x)[0], _attn(x @ wq, x @ wk, x @ wv)[1]),
+    ),
+    KnownMistake(
+        "product refuses the shapes",
+        "A matrix product refused its shapes (the 'where' line shows which). Check the order of "
+        "the factors against the shape table: `x @ w_q` (T, d_model) @ (d_model, d_k); "
+        "`q @ k.T` (T, d_k) @ (d_k, T); `weights @ v` (T, T) @ (T, d_v).",
+        error=_MATMUL_ERROR,
+    ),
+)
+
+_SELF_ATTENTION_HINTS = {
+    "structure": "Return two arrays: `return output, weights` (the output first).",
+    "values": (
+        "Four steps: q, k, v = x @ w_q, x @ w_k, x @ w_v; scores = q @ k.T / np.sqrt(d_k); "
+        "weights = softmax over each row; output = weights @ v. Print each on this input."
+    ),
+    "shape": "output should be (T, d_v) and weights (T, T): print the `.shape` of each intermediate array.",
+}
+
+
+def _reference_self_attention(x, w_q, w_k, w_v):
+    from course_utils.attention import scaled_dot_product_attention
+
+    return scaled_dot_product_attention(x @ w_q, x @ w_k, x @ w_v)
+
+
+@checker("self_attention")
+def check_self_attention(self_attention):
+    """Check ``self_attention(x, w_q, w_k, w_v) -> (output, weights)``, single head, no mask.
+
+    Parameters
+    ----------
+    self_attention : callable
+        x (T, d_model), w_q and w_k (d_model, d_k), w_v (d_model, d_v) -> output (T, d_v),
+        weights (T, T) with ``weights = softmax(q k^T / sqrt(d_k))`` over each row and
+        ``output = weights v``.
+
+    Returns
+    -------
+    CheckResult
+        Four cases; the first has every width 2, so products in the wrong order run (and are
+        recognised from their numbers); the second is the ticket with the hand-made weights.
+    """
+    return run_check(
+        self_attention,
+        name="self_attention",
+        reference=_reference_self_attention,
+        cases=_SELF_ATTENTION_CASES,
+        arg_names=("x", "w_q", "w_k", "w_v"),
+        output_names=("output", "weights"),
+        known_mistakes=SELF_ATTENTION_MISTAKES,
+        hints=_SELF_ATTENTION_HINTS,
+    )

@@ -1,0 +1,1027 @@
+"""Checkers for notebook 03 (masks): causal_mask, padding_mask, masked_attention, and the
+diagnostic exercise "find the buggy mask" (with the candidate masks it shows).
+
+Masks follow PyTorch's ``scaled_dot_product_attention``: boolean, True = the query may attend to
+the key. The two mask checkers run on their own loop (``_run_mask_check``) because the framework's
+comparison expects numbers and a mask is True/False; it reports in the same three outcomes and the
+same layout. A mask mistake is recognised only when the buggy version reproduces the learner's
+mask on *every* case (not just the failing one): on a 1x1 mask, "inverted" and "cannot see
+itself" give the same [[False]].
+"""
+import copy
+from dataclasses import dataclass
+
+import numpy as np
+
+from course_utils.checks._calls import call_learner, error_text
+from course_utils.checks._format import describe, field, fmt_array, fmt_named, fmt_value
+from course_utils.checks._framework import (
+    DEFAULT_HINTS,
+    Case,
+    KnownMistake,
+    checker,
+    correct,
+    error_message_contains,
+    not_attempted,
+    not_callable,
+    run_check,
+)
+from course_utils.checks._result import CORRECT, WRONG, CheckResult
+from course_utils.tickets import TICKET, TICKETS
+
+__all__ = [
+    "check_causal_mask",
+    "check_padding_mask",
+    "check_masked_attention",
+    "check_buggy_masks",
+    "CAUSAL_MASK_MISTAKES",
+    "PADDING_MASK_MISTAKES",
+    "MASKED_ATTENTION_MISTAKES",
+    "MASK_SITUATIONS",
+    "MaskCandidate",
+    "MaskSituation",
+]
+
+_BOOL_NOTE = "(1 = True = may attend, 0 = False = blocked)"
+
+
+# ================================================================ the mask-check loop
+def _interpret_mask(value, additive_style=False):
+    """(bool array or None, kind, sentence) for what a mask function returned.
+
+    kind: "bool" (a boolean array), "01" (numbers that are all 0 or 1), "additive" (floats that
+    are all 0 or -inf: an additive mask, 0 = keep), or "bad" (None, not an array, other numbers).
+    A float array of zeros only is ambiguous; it is read as additive when ``additive_style`` (the
+    function returned -inf entries on some case), else as 0/1.
+    """
+    if value is None:
+        return None, "bad", "returned None."
+    try:
+        arr = np.asarray(value)
+    except Exception:
+        return None, "bad", f"returned {describe(value)}, not an array of True/False values."
+    kind = arr.dtype.kind
+    if kind == "b":
+        return arr, "bool", ""
+    if kind not in "iuf":
+        return None, "bad", f"returned {describe(value)}, not an array of True/False values."
+    additive = kind == "f" and bool((np.isneginf(arr) | (arr == 0)).all())
+    if additive and (additive_style or np.isneginf(arr).any()):
+        return arr == 0, "additive", ""
+    if np.isin(arr, (0, 1)).all():
+        return arr != 0, "01", ""
+    return None, "bad", (
+        f"returned an array of dtype {arr.dtype} holding numbers other than 0 and 1, not a mask of "
+        "True/False values."
+    )
+
+
+def _uses_additive_masks(calls):
+    """True if some call returned a float array of 0 and -inf with at least one -inf."""
+    for call in calls:
+        if call.error is None and call.value is not None:
+            try:
+                arr = np.asarray(call.value)
+            except Exception:
+                continue
+            if arr.dtype.kind == "f" and np.isneginf(arr).any() and (np.isneginf(arr) | (arr == 0)).all():
+                return True
+    return False
+
+
+def _dtype_hint(kind, value, example, also=False):
+    dtype = np.asarray(value).dtype
+    if kind == "additive":
+        text = (
+            "your mask is an additive float mask (0 = keep, -inf = remove): that is a valid way to mask "
+            "scores, but this exercise asks for a boolean mask, True = may attend. `mask == 0` turns it "
+            f"into one; better, build it as bool from the start, e.g. {example}."
+        )
+    else:
+        text = (
+            f"your mask holds 0/1 numbers of dtype {dtype}, not True/False. Return a boolean array, "
+            f"e.g. {example}, or add `.astype(bool)`. It matters: numpy indexing with an int array "
+            "picks positions instead of masking, `course_utils` refuses int masks as ambiguous, and "
+            "PyTorch *adds* a float mask to the scores, so a float 0/1 mask blocks nothing (it adds 1 "
+            "to the allowed scores and 0 to the others)."
+        )
+    if also:
+        return " Also, " + text
+    if kind != "additive":
+        text = text.replace("your mask holds", "Your mask has the right pattern, but it holds", 1)
+    return text[:1].upper() + text[1:]
+
+
+def _fmt_mask(value):
+    try:
+        arr = np.asarray(value)
+    except Exception:
+        return fmt_value(value)
+    if arr.dtype.kind == "b":
+        return f"{fmt_array(arr.astype(int))}  {_BOOL_NOTE}" if arr.ndim else fmt_value(bool(arr))
+    return fmt_value(value)
+
+
+def _same_mask(a, b):
+    return a is not None and b is not None and a.shape == b.shape and np.array_equal(a, b)
+
+
+def _reproduces(mistake, learner_masks, cases, failing):
+    """True if one reproduce function of ``mistake`` gives the learner's mask on the failing case
+    and on every other case where the learner returned a readable mask."""
+    for buggy in mistake.reproduce:
+        ok = True
+        for i, (case, got) in enumerate(zip(cases, learner_masks)):
+            if got is None and i != failing:
+                continue
+            try:
+                with np.errstate(all="ignore"):
+                    reproduced = np.asarray(buggy(*copy.deepcopy(tuple(case.args))))
+            except Exception:
+                reproduced = None
+            if not _same_mask(got, reproduced):
+                ok = False
+                break
+        if ok:
+            return True
+    return False
+
+
+def _run_mask_check(fn, *, name, reference, cases, arg_names, mistakes, hints):
+    """Like ``run_check`` for functions returning a boolean mask (see the module docstring).
+
+    A mask with the right True/False pattern but a 0/1 (int or float) dtype is a failure, but the
+    later cases are still checked for a wrong pattern: if one is found, that case is reported with
+    the pattern's hint and the dtype remark; otherwise the first case is reported for its dtype.
+    """
+    if not callable(fn):
+        return not_callable(name, fn)
+    total = len(cases)
+    all_hints = {**DEFAULT_HINTS, **hints}
+    example = all_hints["bool example"]
+    first = call_learner(fn, cases[0].args)
+    if first.stub_raised:
+        return not_attempted(name, total)
+    calls = [first] + [call_learner(fn, case.args) for case in cases[1:]]  # masks are cheap to build
+    additive_style = _uses_additive_masks(calls)
+    learner_masks = [
+        None if c.error is not None else _interpret_mask(c.value, additive_style)[0] for c in calls
+    ]
+    dtype_failure = None  # the first case whose pattern was right but whose dtype was not bool
+    for index, (case, call) in enumerate(zip(cases, calls), start=1):
+        expected = reference(*copy.deepcopy(tuple(case.args)))
+        passed = 0 if dtype_failure else index - 1
+        details, hint = [field("expected", _fmt_mask(expected))], None
+        if call.error is not None:
+            if isinstance(call.error, NotImplementedError) and not call.stub_raised:
+                problem = f"{name} calls a function that still raises NotImplementedError."
+                hint = all_hints["not implemented"]
+            else:
+                problem = f"{name} raised an error."
+                hint = next((m.hint for m in mistakes if m.explains_error(call.error)), all_hints["exception"])
+            details.append(field("error", error_text(call.error)))
+            if call.where:
+                details.append(field("where", call.where))
+            return _wrong(name, index, total, case, arg_names, problem, details, hint, passed, show_problem=False)
+        got, kind, sentence = _interpret_mask(call.value, additive_style)
+        details.append(field("got", _fmt_mask(call.value)))
+        if got is None:
+            hint = all_hints["none"] if call.value is None else all_hints["type"]
+            return _wrong(name, index, total, case, arg_names, f"{name} {sentence}", details, hint, passed)
+        if _same_mask(got, expected):
+            if kind != "bool" and dtype_failure is None:
+                problem = f"The True/False pattern is right, but the dtype is {np.asarray(call.value).dtype}, not bool."
+                dtype_failure = (index, case, problem, details, _dtype_hint(kind, call.value, example))
+            continue
+        if got.shape != expected.shape:
+            problem = f"The shape of the mask is {got.shape}; expected {expected.shape}."
+            generic = all_hints["shape"]
+        else:
+            wrong_cells = int((got != expected).sum())
+            problem = f"{wrong_cells} of {got.size} entries differ from the expected mask."
+            generic = all_hints["values"]
+        hint = next(
+            (m.hint for m in mistakes if m.reproduce and _reproduces(m, learner_masks, cases, index - 1)),
+            generic,
+        )
+        if kind != "bool":
+            hint += _dtype_hint(kind, call.value, example, also=True)
+        return _wrong(name, index, total, case, arg_names, problem, details, hint, passed)
+    if dtype_failure is not None:
+        index, case, problem, details, hint = dtype_failure
+        return _wrong(name, index, total, case, arg_names, problem, details, hint, index - 1)
+    return correct(total)
+
+
+def _wrong(name, index, total, case, arg_names, problem, details, hint, passed, show_problem=True):
+    inputs = fmt_named(arg_names, case.args)
+    if passed == 0:
+        headline = f"Not yet right: {name} fails case {index} of {total} ({case.label})."
+    elif passed == 1:
+        headline = f"Not yet right: {name} fails case 2 of {total} ({case.label}); case 1 passed."
+    else:
+        headline = f"Not yet right: {name} fails case {index} of {total} ({case.label}); cases 1-{passed} passed."
+    lines = [headline, field("input", inputs), *details]
+    if show_problem:
+        lines.append(field("problem", problem))
+    return CheckResult(
+        WRONG, "\n".join(lines), hint=hint, passed=passed, total=total,
+        case=f"case {index} of {total} ({case.label}): {inputs}",
+    )
+
+
+# ================================================================ causal_mask
+def _tril(T, k=0):
+    return np.tril(np.ones((T, T), dtype=bool), k=k)
+
+
+_CAUSAL_CASES = (
+    Case("T = 1", (1,)),
+    Case("T = 2", (2,)),
+    Case("T = 3", (3,)),
+    Case("T = 5 (the ticket 'my charger is missing please')", (5,)),
+)
+
+_INVERTED_HINT = (
+    "Your mask is inverted: it is True where attention is blocked. This course follows PyTorch's "
+    "`scaled_dot_product_attention`: True = the query may attend to the key. (PyTorch's "
+    "`nn.MultiheadAttention` uses the opposite convention for its boolean masks, so always check "
+    "which one a library wants.) Flip it with `~mask`, or build the allowed pattern directly."
+)
+
+CAUSAL_MASK_MISTAKES = (
+    KnownMistake(
+        "inverted",
+        _INVERTED_HINT + " For a causal mask: `np.tril(np.ones((T, T), dtype=bool))`.",
+        reproduce=lambda T: ~_tril(T),
+    ),
+    KnownMistake(
+        "future instead of past",
+        "Your mask lets each token see itself and the tokens *after* it (the upper triangle, what "
+        "`np.triu` keeps). A causal mask hides the later tokens: row i (query i) is True for keys "
+        "0..i, the lower triangle: `np.tril`, not `np.triu`.",
+        reproduce=lambda T: _tril(T).T,
+    ),
+    KnownMistake(
+        "sees the next token",
+        "Off by one: query i may also attend to key i+1, so every token sees the next one (the "
+        "first diagonal above the main one is True). Use `np.tril(..., k=0)` (the default), not "
+        "`k=1`: row i must be True for keys 0..i only.",
+        reproduce=lambda T: _tril(T, 1),
+    ),
+    KnownMistake(
+        "cannot see itself",
+        "Off by one: the diagonal is False, so no token may attend to itself, and the first token "
+        "has no permitted key at all (its softmax row is empty: NaN, or zeros). A causal mask keeps "
+        "the diagonal: `np.tril(..., k=0)` (the default), not `k=-1`.",
+        reproduce=lambda T: _tril(T, -1),
+    ),
+    KnownMistake(
+        "tril of a number",
+        "`np.tril` needs a 2-D array to cut, not the number T: start from a (T, T) array of True, "
+        "`np.tril(np.ones((T, T), dtype=bool))`.",
+        error=lambda exc: isinstance(exc, (TypeError, ValueError)) and (
+            "tri()" in str(exc) or "at least 2-d" in str(exc)
+        ),
+    ),
+)
+
+_CAUSAL_HINTS = {
+    "values": (
+        "Row i of the mask belongs to query i and holds one entry per key. Query i may attend to "
+        "keys 0..i (itself and the earlier tokens), so row i is i+1 Trues followed by Falses: the "
+        "lower triangle, diagonal included."
+    ),
+    "shape": "A causal mask for T tokens has shape (T, T): one row per query, one column per key.",
+    "type": "Return a (T, T) numpy array of True/False values, e.g. from `np.tril(np.ones((T, T), dtype=bool))`.",
+    "bool example": "`np.tril(np.ones((T, T), dtype=bool))`",
+}
+
+
+def _reference_causal_mask(T):
+    from course_utils.masks import causal_mask
+
+    return causal_mask(T)
+
+
+@checker("causal_mask")
+def check_causal_mask(causal_mask):
+    """Check a learner's ``causal_mask(T)``: (T, T) bool, True on and below the diagonal.
+
+    Parameters
+    ----------
+    causal_mask : callable
+        The learner's function: int T -> ndarray of bool, shape (T, T), True = may attend.
+
+    Returns
+    -------
+    CheckResult
+        Not attempted / wrong (first failing T, expected vs got, a hint for an inverted mask, an
+        upper triangle, an off-by-one diagonal, an int/float 0/1 mask) / correct.
+    """
+    return _run_mask_check(
+        causal_mask, name="causal_mask", reference=_reference_causal_mask, cases=_CAUSAL_CASES,
+        arg_names=("T",), mistakes=CAUSAL_MASK_MISTAKES, hints=_CAUSAL_HINTS,
+    )
+
+
+# ================================================================ padding_mask
+def _lengths(*values):
+    return np.array(values, dtype=int)
+
+
+_PADDING_CASES = (
+    Case("one sequence, no padding", (_lengths(1), 1)),
+    Case("two sequences", (_lengths(2, 1), 3)),
+    Case("a sequence of length 0", (_lengths(3, 0, 2), 4)),
+    Case("the four tickets of notebook 03", (_lengths(*(len(t) for t in TICKETS)), 6)),
+    Case("T longer than every sequence", (_lengths(2, 3), 5)),
+)
+
+
+def _positions(lengths, T):
+    return np.arange(T)[None, :], np.asarray(lengths)[:, None]  # (1, T), (B, 1)
+
+
+def _pad_compare(op):
+    def buggy(lengths, T):
+        t, n = _positions(lengths, T)
+        return op(t, n)  # (B, T)
+
+    return buggy
+
+
+PADDING_MASK_MISTAKES = (
+    KnownMistake(
+        "inverted",
+        "Your mask is True at the padding and False at the real tokens: the comparison points the "
+        "wrong way (`>=` instead of `<`), or the mask is inverted. Position t of sequence b is real "
+        "when `t < lengths[b]`, and True must mean *may attend* (PyTorch's `scaled_dot_product_attention` "
+        "convention): `np.arange(T)[None, :] < lengths[:, None]`.",
+        reproduce=(_pad_compare(np.greater_equal), _pad_compare(np.greater)),
+    ),
+    KnownMistake(
+        "one padding position too many",
+        "Off by one: you use `<=`, so the first padding position of each sequence counts as real. "
+        "A sequence of length n occupies positions 0..n-1: compare with `<`.",
+        reproduce=_pad_compare(np.less_equal),
+    ),
+    KnownMistake(
+        "one real position too few",
+        "Off by one: the last real token of each sequence is marked as padding. Positions start at "
+        "0, so a sequence of length n occupies positions 0..n-1: `np.arange(T)` (not "
+        "`np.arange(1, T + 1)`) compared with `< lengths[:, None]`.",
+        reproduce=lambda lengths, T: _pad_compare(np.less)(np.asarray(lengths) - 1, T),
+    ),
+    KnownMistake(
+        "transposed",
+        "Your mask has shape (T, B): one row per position. The convention is one row per "
+        "sequence, (B, T), so that `mask[:, None, :]` lines up with scores of shape (B, T_q, T_k). "
+        "Compare `np.arange(T)[None, :]` (1, T) with `lengths[:, None]` (B, 1).",
+        reproduce=lambda lengths, T: _pad_compare(np.less)(lengths, T).T,
+    ),
+    KnownMistake(
+        "longest sequence instead of T",
+        "The mask must have T columns, the padded length, even when every sequence is shorter "
+        "than T. Use `np.arange(T)`, not `np.arange(max(lengths))`.",
+        reproduce=lambda lengths, T: _pad_compare(np.less)(lengths, int(np.max(lengths))),
+    ),
+    KnownMistake(
+        "one row for all sequences",
+        "`np.arange(T) < lengths` compares position t with sequence t's length, entry by entry. "
+        "You need every position against every length: give them different axes, "
+        "`np.arange(T)[None, :] < lengths[:, None]`, (1, T) against (B, 1) -> (B, T).",
+        reproduce=lambda lengths, T: np.arange(T) < np.asarray(lengths),
+        error=error_message_contains("could not be broadcast", error_type=ValueError),
+    ),
+)
+
+_PADDING_HINTS = {
+    "values": (
+        "Row b belongs to sequence b and has one entry per position: True at the real positions "
+        "0..lengths[b]-1, False at the padding after them. A length of 0 gives a row of False."
+    ),
+    "shape": "The mask has shape (B, T): one row per sequence (B = len(lengths)), one column per position.",
+    "type": "Return a (B, T) numpy array of True/False values, e.g. from a comparison with `<`.",
+    "bool example": "a comparison such as `np.arange(T)[None, :] < lengths[:, None]`",
+}
+
+
+def _reference_padding_mask(lengths, T):
+    from course_utils.masks import padding_mask
+
+    return padding_mask(lengths, T)
+
+
+@checker("padding_mask")
+def check_padding_mask(padding_mask):
+    """Check a learner's ``padding_mask(lengths, T)``: (B, T) bool, True at the real positions.
+
+    Parameters
+    ----------
+    padding_mask : callable
+        The learner's function: lengths (int ndarray, shape (B,)) and int T -> ndarray of bool,
+        shape (B, T), ``mask[b, t] = t < lengths[b]``.
+
+    Returns
+    -------
+    CheckResult
+        Hints for an inverted mask or ``>=``, ``<=``, a (T, B) transposed mask, the longest length
+        instead of T, an int/float 0/1 mask.
+    """
+    return _run_mask_check(
+        padding_mask, name="padding_mask", reference=_reference_padding_mask, cases=_PADDING_CASES,
+        arg_names=("lengths", "T"), mistakes=PADDING_MASK_MISTAKES, hints=_PADDING_HINTS,
+    )
+
+
+# ================================================================ masked_attention
+def _arr(rows):
+    return np.array(rows, dtype=float)
+
+
+_CAUSAL_3 = np.tril(np.ones((3, 3), dtype=bool))
+
+_ATTENTION_CASES = (
+    Case(
+        "one query, one permitted key",
+        (_arr([[1.0, 0.0]]), _arr([[0.5, 1.0]]), _arr([[2.0, -1.0]]), np.array([[True]])),
+    ),
+    Case(
+        "causal mask, 3 positions",
+        (
+            _arr([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]),
+            _arr([[1.0, 0.0], [0.5, 0.5], [0.0, 2.0]]),
+            _arr([[1.0, 0.0], [0.0, 1.0], [2.0, 2.0]]),
+            _CAUSAL_3.copy(),
+        ),
+    ),
+    Case(
+        "key padding shared by every query, mask shape (1, 4)",
+        (
+            _arr([[1.0, 0.0], [0.0, 1.0], [1.0, -1.0], [0.5, 0.5]]),
+            _arr([[1.0, 1.0], [-1.0, 0.0], [0.0, 2.0], [3.0, 3.0]]),
+            _arr([[1.0, 0.0, 2.0], [0.0, 1.0, 0.0], [1.0, 1.0, 1.0], [9.0, 9.0, 9.0]]),
+            np.array([[True, True, True, False]]),
+        ),
+    ),
+    Case(
+        "a batch of 2 with key padding, mask shape (2, 1, 3)",
+        (
+            _arr([[[1, 0, 0, 1], [0, 1, 0, 0], [1, 1, 1, 1]], [[0, 0, 1, 0], [1, -1, 0, 0], [0, 2, 0, 1]]]),
+            _arr([[[1, 1, 0, 0], [0, 0, 1, 1], [2, 0, 0, 0]], [[0, 1, 0, 1], [1, 0, 1, 0], [0, 0, 0, 2]]]),
+            _arr([[[1, 0], [0, 1], [5, 5]], [[1, 2], [3, 4], [5, 6]]]),
+            np.array([[[True, True, False]], [[True, True, True]]]),
+        ),
+    ),
+    Case(
+        "a query with no permitted key (left padding + causal mask)",
+        (
+            _arr([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]),
+            _arr([[1.0, 0.0], [0.5, 0.5], [0.0, 2.0]]),
+            _arr([[1.0, 0.0], [0.0, 1.0], [2.0, 2.0]]),
+            _CAUSAL_3 & np.array([[False, True, True]]),
+        ),
+    ),
+    Case(
+        "large scores, causal mask",
+        (
+            _arr([[50.0, 0.0], [0.0, 50.0], [50.0, 50.0]]),
+            _arr([[25.0, 0.0], [25.0, 0.05], [0.0, 25.05]]),
+            _arr([[1.0, 0.0], [0.0, 1.0], [2.0, 2.0]]),
+            _CAUSAL_3.copy(),
+        ),
+    ),
+)
+
+
+def _naive_softmax(x, axis=-1):
+    e = np.exp(x)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def _shifted_softmax(x, axis=-1):
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def _safe_softmax(x, axis=-1):
+    from course_utils.softmax import softmax
+
+    return softmax(x, axis=axis)
+
+
+def _attend(q, k, v, mask, *, fill=-np.inf, how="before", softmax=_safe_softmax, scale="sqrt",
+            invert=False, axis=-1):
+    """Masked attention with one knob per mistake (the buggy versions the checker recognises).
+
+    how: "before" (blocked scores set to ``fill``), "zero" (softmax of all scores, then blocked
+    weights set to 0), "renormalise" (zero, then divide by the row sums; "renormalise safely": rows
+    summing to 0 stay 0), "multiply" (scores * mask),
+    "add" (scores + mask), "additive" (scores + fill * ~mask).
+    """
+    q, k, v = (np.asarray(a, dtype=float) for a in (q, k, v))
+    mask = np.asarray(mask, dtype=bool)
+    if invert:
+        mask = ~mask
+    d_k, t_k = q.shape[-1], k.shape[-2]
+    divisor = {"sqrt": np.sqrt(d_k), "none": 1.0, "d_k": d_k, "sqrt_T": np.sqrt(t_k)}[scale]
+    scores = q @ np.swapaxes(k, -1, -2) / divisor  # (..., T_q, T_k)
+    if how == "before":
+        weights = softmax(np.where(mask, scores, fill), axis=axis)
+    elif how == "zero":
+        weights = softmax(scores, axis=axis) * mask
+    elif how in ("renormalise", "renormalise safely"):
+        zeroed = softmax(scores, axis=axis) * mask
+        sums = zeroed.sum(axis=-1, keepdims=True)
+        if how == "renormalise":
+            weights = zeroed / sums  # 0 / 0 = nan where nothing is left
+        else:
+            weights = np.divide(zeroed, sums, out=np.zeros_like(zeroed), where=sums > 0)
+    elif how == "multiply":
+        weights = softmax(scores * mask, axis=axis)
+    elif how == "add":
+        weights = softmax(scores + mask, axis=axis)
+    elif how == "additive":
+        weights = softmax(scores + fill * ~mask, axis=axis)
+    else:  # pragma: no cover - a typo in this module
+        raise ValueError(how)
+    weights = np.broadcast_to(weights, np.broadcast_shapes(weights.shape, scores.shape))
+    return weights @ v, weights  # (..., T_q, d_v), (..., T_q, T_k)
+
+
+def _has_empty_row(mask):
+    return bool((~np.asarray(mask, dtype=bool).any(axis=-1)).any())
+
+
+def _if_empty_rows(buggy, wanted):
+    """``buggy`` restricted to cases that have (wanted=True) or lack (False) a row with no permitted
+    key; on the other cases it raises, so it explains nothing there."""
+
+    def restricted(q, k, v, mask):
+        if _has_empty_row(mask) != wanted:
+            raise LookupError("not this kind of case")
+        return buggy(q, k, v, mask)
+
+    return restricted
+
+
+def _variants(**fixed):
+    """Buggy versions sharing ``fixed`` knobs, over the usual ways of handling an empty row."""
+    handlings = (
+        dict(),                                   # -inf and a softmax that returns zeros
+        dict(softmax=_shifted_softmax),           # -inf and a max-shifted softmax: nan
+        dict(softmax=_naive_softmax),             # -inf and exp / sum: nan
+        dict(fill=-1e9),                          # a large negative number: uniform weights
+        dict(how="additive", fill=-1e9),          # scores - 1e9 at blocked keys
+    )
+    out = []
+    for handling in handlings:
+        knobs = {**handling, **fixed}
+        if knobs.get("how") in ("zero", "renormalise", "multiply", "add") and "fill" in handling:
+            continue  # fill plays no part there
+        out.append(lambda q, k, v, m, kw=knobs: _attend(q, k, v, m, **kw))
+    return tuple(out)
+
+
+MASKED_ATTENTION_MISTAKES = (
+    KnownMistake(
+        "zero after softmax",
+        "You zero the blocked weights *after* the softmax. Then each row no longer sums to one "
+        "(the blocked keys took their share of the normaliser with them), and the permitted "
+        "weights still depend on the blocked scores through that normaliser: hidden tokens leak in. "
+        "Mask the *scores* before the softmax: `np.where(mask, scores, -np.inf)`, so the softmax "
+        "normalises over the permitted keys only.",
+        reproduce=(
+            lambda q, k, v, m: _attend(q, k, v, m, how="zero"),
+            lambda q, k, v, m: _attend(q, k, v, m, how="zero", softmax=_shifted_softmax),
+        ),
+    ),
+    KnownMistake(
+        "inverted mask",
+        _INVERTED_HINT + " Here: `np.where(mask, scores, -np.inf)` keeps the scores where mask is True.",
+        reproduce=_variants(invert=True) + (
+            lambda q, k, v, m: _attend(q, k, v, m, how="zero", invert=True),
+        ),
+    ),
+    KnownMistake(
+        "empty row gives nan",
+        "Every score in this row is masked: the query has no permitted key. Softmax over a row of "
+        "-inf is undefined: the max is -inf, and -inf - (-inf) is nan (without the max shift, "
+        "exp(-inf) = 0 and 0 / 0 is nan). Renormalising zeroed weights hits the same 0 / 0. Handle "
+        "such rows explicitly, as `course_utils` and PyTorch do: zero weights and a zero output. "
+        "For example `has_key = mask.any(axis=-1, keepdims=True)`, softmax the scores with empty "
+        "rows replaced by 0, then `weights = np.where(has_key, weights, 0.0)`.",
+        reproduce=(
+            # (exp / sum without the shift gives the same nan row; it is left out here because it
+            # also overflows on large scores, which the "no max shift" mistake explains)
+            lambda q, k, v, m: _attend(q, k, v, m, softmax=_shifted_softmax),
+            _if_empty_rows(lambda q, k, v, m: _attend(q, k, v, m, how="renormalise"), True),
+        ),
+    ),
+    KnownMistake(
+        "renormalised weights underflow",
+        "Zeroing after the softmax and then renormalising equals masking first in exact arithmetic, "
+        "but not in floating point: here a blocked key scores far above the permitted ones (about "
+        "885 against 1.8), so the softmax over all keys gives the permitted keys weights that "
+        "underflow to 0, and nothing is left to renormalise (0 / 0). Mask the scores before the "
+        "softmax, `np.where(mask, scores, -np.inf)`: then the largest *permitted* score is the one "
+        "subtracted, and nothing underflows.",
+        reproduce=(
+            _if_empty_rows(lambda q, k, v, m: _attend(q, k, v, m, how="renormalise"), False),
+            lambda q, k, v, m: _attend(q, k, v, m, how="renormalise safely"),
+        ),
+    ),
+    KnownMistake(
+        "large negative number in an empty row",
+        "Masking with a large negative number such as -1e9 instead of -inf is fine wherever a row "
+        "has a permitted key (exp(-1e9) is exactly 0 in float64), and the checker accepts it. But "
+        "this query has no permitted key: every one of its scores is about -1e9, so the softmax "
+        "spreads the weight over keys that should stay hidden (evenly, or as if there were no mask). "
+        "Handle such rows explicitly: `has_key = mask.any(axis=-1, keepdims=True)`, then "
+        "`weights = np.where(has_key, weights, 0.0)` (zero weights, zero output, as `course_utils` "
+        "and PyTorch give).",
+        reproduce=(
+            lambda q, k, v, m: _attend(q, k, v, m, fill=-1e9),
+            lambda q, k, v, m: _attend(q, k, v, m, how="additive", fill=-1e9),
+        ),
+    ),
+    KnownMistake(
+        "no max shift",
+        "exp of a large score overflows to inf, and inf / inf is nan. Subtract each row's largest "
+        "permitted score before `np.exp` (or call `cu.softmax`, which does it): shifting a row by "
+        "a constant does not change its softmax.",
+        reproduce=lambda q, k, v, m: _attend(q, k, v, m, softmax=_naive_softmax),
+    ),
+    KnownMistake(
+        "mask multiplied into the scores",
+        "Setting the blocked scores to 0 (multiplying the scores by the mask, or "
+        "`np.where(mask, scores, 0)`) does not remove them: exp(0) = 1, so the blocked keys still "
+        "get weight. A blocked score must become -inf: `np.where(mask, scores, -np.inf)`.",
+        reproduce=_variants(how="multiply"),
+    ),
+    KnownMistake(
+        "boolean mask added to the scores",
+        "A boolean mask is not added to the scores: True counts as 1, so adding it raises the "
+        "permitted scores by 1 and leaves the blocked ones in play. (Only a *float* mask of 0 and "
+        "-inf is added.) Use `np.where(mask, scores, -np.inf)`.",
+        reproduce=_variants(how="add"),
+    ),
+    KnownMistake(
+        "scale",
+        "Scale the scores by 1 / sqrt(d_k), where d_k = `q.shape[-1]` is the width of a query: "
+        "`scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(d_k)` (not d_k, not the number of keys, "
+        "and not left out).",
+        reproduce=_variants(scale="none") + _variants(scale="d_k") + _variants(scale="sqrt_T"),
+    ),
+    KnownMistake(
+        "softmax over queries",
+        "The softmax runs over the keys of each query row, the last axis (`axis=-1`): each row of "
+        "the weights sums to one (or is all zeros for a query with no permitted key).",
+        reproduce=_variants(axis=-2),
+    ),
+    KnownMistake(
+        "swapped outputs",
+        "Return the output first, then the weights: `return output, weights`.",
+        reproduce=lambda q, k, v, m: _attend(q, k, v, m)[::-1],
+    ),
+    KnownMistake(
+        "k.T on a batch",
+        "With a batch, q and k are 3-D, (B, T, d_k), and `k.T` reverses *all* axes to (d_k, T, B). "
+        "Swap only the last two: `np.swapaxes(k, -1, -2)` (or `k.transpose(0, 2, 1)` for 3-D "
+        "input), so that `q @ np.swapaxes(k, -1, -2)` has shape (B, T_q, T_k).",
+        # the batch case has B=2, T=3, d_k=4: q (2, 3, 4) @ k.T (4, 3, 2) fails with exactly this
+        error=error_message_contains("(size 3 is different from 4)", error_type=ValueError),
+    ),
+    KnownMistake(
+        "matmul shapes",
+        "Mind the shapes of the two products: the scores are `q @ np.swapaxes(k, -1, -2)`, "
+        "(..., T_q, d_k) @ (..., d_k, T_k) -> (..., T_q, T_k), and the output is `weights @ v`, "
+        "(..., T_q, T_k) @ (..., T_k, d_v) -> (..., T_q, d_v). `q @ k` without the transpose, or "
+        "`v @ weights`, pairs the wrong axes.",
+        error=error_message_contains("matmul", error_type=ValueError),
+    ),
+)
+
+_ATTENTION_HINTS = {
+    "values": (
+        "Four steps: `scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(d_k)`; blocked scores to -inf "
+        "with `np.where(mask, scores, -np.inf)`; softmax over the last axis; `output = weights @ v`. "
+        "A query with no permitted key gets zero weights and a zero output."
+    ),
+    "structure": "masked_attention must return two things: `return output, weights`.",
+    "shape": (
+        "output has shape (..., T_q, d_v) and weights (..., T_q, T_k). Print the `.shape` of the "
+        "scores: `q @ np.swapaxes(k, -1, -2)` is (..., T_q, T_k)."
+    ),
+    "nonfinite": (
+        "nan appears where a softmax divides 0 by 0 (a row with no permitted key) or inf by inf "
+        "(a huge score without the max shift). Print the scores and weights of the failing case."
+    ),
+}
+
+
+def _reference_masked_attention(q, k, v, mask):
+    from course_utils.attention import scaled_dot_product_attention
+
+    return scaled_dot_product_attention(q, k, v, mask)
+
+
+def _fmt_inputs(args, names):
+    """The case's inputs with the mask shown as 0/1 (the framework prints bools as a long list)."""
+    lines = []
+    for name, value in zip(names, args):
+        if isinstance(value, np.ndarray) and value.dtype.kind == "b":
+            text = fmt_array(value.astype(int))
+            lines.append(f"{name} = " + text.replace("\n", "\n" + " " * len(f"{name} = ")) + f"  {_BOOL_NOTE}")
+        else:
+            lines.append(fmt_named((name,), (value,)))
+    return "\n".join(lines)
+
+
+def _show_masks_as_numbers(result, cases, names):
+    """Rewrite the input lines of a run_check result so that the mask reads as 0/1."""
+    if result.case is None or not result.case.startswith("case "):
+        return result
+    index = int(result.case.split()[1]) - 1
+    args = cases[index].args
+    old, new = fmt_named(names, args), _fmt_inputs(args, names)
+    result.message = result.message.replace(field("input", old), field("input", new))
+    result.case = result.case.replace(old, new)
+    return result
+
+
+@checker("masked_attention")
+def check_masked_attention(masked_attention):
+    """Check a learner's ``masked_attention(q, k, v, mask) -> (output, weights)``.
+
+    Parameters
+    ----------
+    masked_attention : callable
+        q (..., T_q, d_k), k (..., T_k, d_k), v (..., T_k, d_v), mask bool broadcastable to
+        (..., T_q, T_k) with True = may attend -> output (..., T_q, d_v), weights (..., T_q, T_k).
+        A query with no permitted key must get zero weights and a zero output (not NaN).
+
+    Returns
+    -------
+    CheckResult
+        Recognises zeroing after the softmax, an inverted mask, NaN or leaked weights in a row with
+        no permitted key, multiplying or adding the mask, a wrong scale, softmax over the wrong
+        axis, swapped outputs, overflow, and ``k.T`` on a batch. Masking with a large negative
+        number (e.g. -1e9) is accepted where its results match.
+    """
+    names = ("q", "k", "v", "mask")
+    result = run_check(
+        masked_attention,
+        name="masked_attention",
+        reference=_reference_masked_attention,
+        cases=_ATTENTION_CASES,
+        arg_names=names,
+        output_names=("output", "weights"),
+        known_mistakes=MASKED_ATTENTION_MISTAKES,
+        hints=_ATTENTION_HINTS,
+    )
+    return _show_masks_as_numbers(result, _ATTENTION_CASES, names)
+
+
+# ================================================================ find the buggy mask
+@dataclass(frozen=True)
+class MaskCandidate:
+    """One candidate mask of the diagnostic exercise.
+
+    label : "A", "B" or "C".
+    mask : ndarray of bool, shape (T, T), True = may attend.
+    buggy : True if a real token's output would differ from the intended mask's.
+    why : the explanation shown once the learner has answered.
+    look : where to look, shown as a hint when the learner misjudges this candidate.
+    """
+
+    label: str
+    mask: np.ndarray
+    buggy: bool
+    why: str
+    look: str
+
+
+@dataclass(frozen=True)
+class MaskSituation:
+    """A situation of the diagnostic exercise: one ticket, the intended mask, three candidates.
+
+    key : the name the learner's answer uses, e.g. "causal".
+    title : one line for the plot.
+    ticket : the real tokens; they are padded (at the end) to length T.
+    T : the padded length.
+    intended : what the mask should do, in words.
+    candidates : tuple of MaskCandidate.
+    """
+
+    key: str
+    title: str
+    ticket: tuple
+    T: int
+    intended: str
+    candidates: tuple
+
+    @property
+    def buggy(self):
+        """The labels of the buggy candidates, as a sorted tuple."""
+        return tuple(c.label for c in self.candidates if c.buggy)
+
+
+def _situations():
+    t5 = _tril(5)
+    pad2 = np.arange(5) < 2  # "refund please" + 3 padding positions
+    pad3 = np.arange(5) < 3  # "cable broken please" + 2 padding positions
+    causal = MaskSituation(
+        "causal", "causal mask for a 5-token ticket (no padding)", TICKET, 5,
+        "each token may attend to itself and the tokens before it, never to a later token",
+        (
+            MaskCandidate(
+                "A", _tril(5, 1), True,
+                "A is off by one (np.tril(..., k=1)): every token also sees the next token, so "
+                "'my' already knows 'charger'. Look for weight just right of the diagonal.",
+                "Look just right of the diagonal in A: may 'my' attend to 'charger'?",
+            ),
+            MaskCandidate(
+                "B", t5, False,
+                "B is the causal mask: the lower triangle, diagonal included.",
+                "Check B row by row: each token sees itself and the earlier tokens, nothing later.",
+            ),
+            MaskCandidate(
+                "C", ~t5, True,
+                "C is inverted (True = blocked): each token sees only the *later* tokens, and the "
+                "last token 'please' sees nothing (its row is all hatched, its weights all zero).",
+                "Look at the first and last rows of C: what may 'my' see, and what may 'please' see?",
+            ),
+        ),
+    )
+    padding = MaskSituation(
+        "padding", "padding mask for 'refund please' padded to 5 (no causal mask)", TICKETS[3], 5,
+        "the real tokens attend to the real tokens only; the outputs at <pad> positions are thrown away",
+        (
+            MaskCandidate(
+                "A", np.broadcast_to(pad2[None, :], (5, 5)).copy(), False,
+                "A masks the padded keys (columns): the two real tokens attend only to each other.",
+                "In A, which keys may 'refund' and 'please' attend to?",
+            ),
+            MaskCandidate(
+                "B", np.broadcast_to(pad2[:, None], (5, 5)).copy(), True,
+                "B applies the padding mask to the queries (rows) instead of the keys: the <pad> rows "
+                "are blocked (harmless, they are thrown away), but 'refund' and 'please' attend to the "
+                "three <pad> keys and take in their vectors. Look for weight in the <pad> columns.",
+                "In B, look at the rows of the real tokens: is there weight in the <pad> columns?",
+            ),
+            MaskCandidate(
+                "C", pad2[:, None] & pad2[None, :], False,
+                "C masks the padded keys *and* the padded queries. The real rows are exactly A's; "
+                "the <pad> rows have no permitted key and get zeros, which is harmless because those "
+                "outputs are thrown away (but avoid it if your softmax turns such rows into NaN).",
+                "Compare the rows of 'refund' and 'please' in C with A: only the real rows matter.",
+            ),
+        ),
+    )
+    both = MaskSituation(
+        "causal + padding", "causal + padding mask for 'cable broken please' padded to 5 (right padding)",
+        TICKETS[1][:3], 5,
+        "causal among the real tokens; no real token sees a <pad>",
+        (
+            MaskCandidate(
+                "A", t5 | pad3[None, :], True,
+                "A combines the two masks with `|` (or) instead of `&` (and): a key is allowed if "
+                "it is earlier *or* real, so 'cable' sees the later real tokens 'broken' and "
+                "'please'. Masks combine with `&`: a key must pass every mask.",
+                "In A, may 'cable' attend to 'broken'? Masks combine with & or with |?",
+            ),
+            MaskCandidate(
+                "B", t5.copy(), False,
+                "B is the causal mask alone. With *right* padding every <pad> comes after the real "
+                "tokens, so the causal mask already hides it from them: the real rows are right. "
+                "(The <pad> rows differ, and are thrown away.) With left padding this would be a bug.",
+                "In B, look only at the rows of the three real tokens: can any of them see a <pad>?",
+            ),
+            MaskCandidate(
+                "C", _tril(5, -1) & pad3[None, :], True,
+                "C uses np.tril(..., k=-1): no token may attend to itself, and the first token 'cable' "
+                "has no permitted key at all (a row with no key: zeros here, NaN with a plain softmax).",
+                "Look at the diagonal of C, and at the first row.",
+            ),
+        ),
+    )
+    return (causal, padding, both)
+
+
+#: The three situations of the diagnostic exercise, in the notebook's order.
+MASK_SITUATIONS = _situations()
+
+_NAME_BUGGY = "buggy_masks"
+
+
+def _normalise_labels(value):
+    """A set of upper-case labels from "A", "a, c", ["A", "C"], ("B",), {"A"}, "" or []; None if unreadable."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        parts = value.replace(",", " ").split()
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        parts = list(value)
+    else:
+        return None
+    labels = set()
+    for part in parts:
+        if not isinstance(part, str):
+            return None
+        labels.add(part.strip().upper())
+    labels.discard("")
+    return labels
+
+
+@checker(_NAME_BUGGY)
+def check_buggy_masks(buggy_masks):
+    """Check the diagnostic exercise: which candidate masks of each situation are buggy.
+
+    Parameters
+    ----------
+    buggy_masks : callable
+        The learner's function of no arguments, returning a dict: situation key ("causal",
+        "padding", "causal + padding") -> the labels of the buggy candidates ("A", "B", "C"),
+        as a string ("A" or "A, C") or a list/tuple/set of strings; empty for none.
+
+    Returns
+    -------
+    CheckResult
+        Correct (with why each candidate is or is not buggy), not attempted, or wrong with the
+        situations answered right and, as the hint, where to look in the misjudged candidates.
+    """
+    total = len(MASK_SITUATIONS)
+    if not callable(buggy_masks):
+        return not_callable(_NAME_BUGGY, buggy_masks)
+    call = call_learner(buggy_masks, ())
+    if call.stub_raised:
+        return not_attempted(_NAME_BUGGY, total=total)
+    keys = [s.key for s in MASK_SITUATIONS]
+    example = '`return {"causal": ["A"], "padding": [], "causal + padding": ["B", "C"]}`'
+    if call.error is not None:
+        lines = [f"Not yet right: {_NAME_BUGGY}() raised an error.", field("error", error_text(call.error))]
+        if call.where:
+            lines.append(field("where", call.where))
+        return CheckResult(WRONG, "\n".join(lines),
+                           hint=f"The function takes no arguments and returns a dict, e.g. {example}.",
+                           total=total, case="buggy_masks() raised an error")
+    got = call.value
+    if not isinstance(got, dict):
+        return CheckResult(
+            WRONG, f"Not yet right: {_NAME_BUGGY} should return a dict, but it returned {describe(got)}.",
+            hint=f"Return one entry per situation, e.g. {example}.", total=total,
+            case=f"buggy_masks() returned {describe(got)}",
+        )
+    unknown = [k for k in got if k not in keys]
+    missing = [k for k in keys if k not in got]
+    if unknown or missing:
+        parts = []
+        if missing:
+            parts.append(f"missing situation(s) {missing}")
+        if unknown:
+            parts.append(f"unknown key(s) {unknown}")
+        return CheckResult(
+            WRONG, f"Not yet right: the dict has {' and '.join(parts)}; its keys must be {keys}.",
+            hint=f"Use exactly these keys, e.g. {example}.", total=total, case="keys of the dict",
+        )
+    answers, lines, looks, right = {}, [], [], 0
+    for situation in MASK_SITUATIONS:
+        labels = _normalise_labels(got[situation.key])
+        valid = {c.label for c in situation.candidates}
+        if labels is None or not labels <= valid:
+            return CheckResult(
+                WRONG,
+                f"Not yet right: for {situation.key!r} you returned {fmt_value(got[situation.key])}; "
+                f"use the labels {sorted(valid)}.",
+                hint=f"Give the labels of the buggy candidates as strings, e.g. {example}.",
+                total=total, case=f"answer for {situation.key!r}",
+            )
+        answers[situation.key] = labels
+        truth = set(situation.buggy)
+        shown = ", ".join(sorted(labels)) or "none"
+        if labels == truth:
+            right += 1
+            lines.append(field(situation.key, f"you named {shown}: right", indent=2))
+            continue
+        lines.append(field(situation.key, f"you named {shown}: not yet right", indent=2))
+        for candidate in situation.candidates:
+            if (candidate.label in labels) != candidate.buggy:
+                looks.append(f"{situation.key}, {candidate.label}: {candidate.look}")
+    if right == total:
+        why = [field(f"{s.key}, {c.label}", c.why, indent=2) for s in MASK_SITUATIONS for c in s.candidates]
+        return CheckResult(
+            CORRECT,
+            "\n".join([f"Correct: all {total} situations right.", *why]),
+            passed=total, total=total,
+        )
+    headline = f"Not yet right: {right} of {total} situations right."
+    rule = (
+        "A mask is buggy when a real token may attend to a key it should not see, or may not attend "
+        "to one it should. Rows of <pad> queries do not matter: their outputs are thrown away."
+    )
+    return CheckResult(
+        WRONG, "\n".join([headline, *lines]), hint=rule + "\n" + "\n".join(looks),
+        passed=right, total=total, case="situations " + ", ".join(s.key for s in MASK_SITUATIONS),
+    )

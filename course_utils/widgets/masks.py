@@ -1,0 +1,432 @@
+"""The notebook-03 dashboards (masks).
+
+``MaskExplorerDashboard``
+    Real length, padding length, padding side and a causal toggle; shows the mask and the attention
+    weights it gives, with blocked cells hatched and the row sums, so a row with no permitted key
+    (left padding + causal) shows up at once. The figure is drawn at the largest size the sliders
+    allow; positions beyond the current length are left blank, so the picture never changes shape.
+``MaskBeforeAfterDashboard``
+    Masking the scores before the softmax, zeroing the weights after it, or zeroing and then
+    renormalising, for the causal mask of the ticket "my charger is missing please"; a slider
+    moves the scores of the hidden (future) keys, which must not change the visible weights.
+
+Both compute with the reference code (``course_utils.scaled_dot_product_attention``,
+``course_utils.softmax``) on the toy tickets, projected by seeded stand-in matrices
+(``stand_in_projections``): notebook 02 explains where such matrices come from.
+"""
+import ipywidgets
+import numpy as np
+from matplotlib import colormaps
+from matplotlib.colors import ListedColormap
+from matplotlib.patches import Patch, Rectangle
+
+from course_utils.attention import scaled_dot_product_attention
+from course_utils.masks import causal_mask
+from course_utils.plots import _text_colour, attention_heatmap, update_heatmap
+from course_utils.softmax import softmax
+from course_utils.tickets import FEATURES, TICKET, TICKETS, embed
+from course_utils.widgets._base import Dashboard, float_slider
+
+__all__ = [
+    "MaskExplorerDashboard",
+    "MaskBeforeAfterDashboard",
+    "stand_in_projections",
+    "mask_layout",
+    "masked_weights",
+    "MASKING_METHODS",
+]
+
+_BLUE = "#0072B2"
+_VERMILLION = "#D55E00"
+_BLOCKED = dict(facecolor="0.82", edgecolor="0.45", hatch="///", linewidth=0.0)
+
+#: The three ways of applying a mask to a row of scores that MaskBeforeAfterDashboard compares.
+MASKING_METHODS = {
+    "before": "mask before softmax",
+    "zero": "zero after softmax",
+    "renormalise": "zero after, then renormalise",
+}
+
+
+def stand_in_projections(seed=0, d_model=len(FEATURES)):
+    """Seeded stand-ins for learned projection matrices W_Q, W_K, W_V.
+
+    ``np.random.default_rng(seed).normal(size=(3, d_model, d_model))``: the same three matrices a
+    notebook gets from ``W_Q, W_K, W_V = np.random.default_rng(seed).normal(size=(3, 4, 4))``.
+
+    Parameters
+    ----------
+    seed : int, default 0
+    d_model : int, default 4 (the width of the toy ticket embeddings)
+
+    Returns
+    -------
+    ndarray, shape (3, d_model, d_model)
+        W_Q, W_K, W_V stacked; project with ``x @ W_Q`` (x of shape (..., T, d_model)).
+    """
+    return np.random.default_rng(seed).normal(size=(3, d_model, d_model))
+
+
+def mask_layout(length, padding, causal, side="right"):
+    """The mask of one sequence of ``length`` real tokens and ``padding`` padding positions.
+
+    Parameters
+    ----------
+    length : int
+        Real tokens, at least 0.
+    padding : int
+        Padding positions, at least 0; ``length + padding`` must be positive.
+    causal : bool
+        Combine with a causal mask (``&``).
+    side : {"right", "left"}
+        Where the padding goes: after the real tokens (right) or before them (left).
+
+    Returns
+    -------
+    mask : ndarray of bool, shape (T, T), T = length + padding
+        True = the query (row) may attend to the key (column). Padded *keys* are masked for every
+        query; the rows of padded queries are kept (their outputs are thrown away later).
+    real : ndarray of bool, shape (T,)
+        True at the real positions.
+
+    Raises
+    ------
+    ValueError
+        If a length is negative, T is 0, or side is not "right"/"left".
+    """
+    if length < 0 or padding < 0 or length + padding == 0:
+        raise ValueError(
+            f"need length >= 0, padding >= 0 and length + padding > 0; got length={length}, padding={padding}"
+        )
+    if side not in ("right", "left"):
+        raise ValueError(f"side must be 'right' or 'left'; got {side!r}")
+    T = length + padding
+    real = np.zeros(T, dtype=bool)  # (T,)
+    if side == "right":
+        real[:length] = True
+    else:
+        real[padding:] = True
+    mask = np.broadcast_to(real[None, :], (T, T)).copy()  # (T_q, T_k): padded keys blocked
+    if causal:
+        mask &= causal_mask(T)
+    return mask, real
+
+
+def masked_weights(scores, mask, method):
+    """Attention weights of ``scores`` under a boolean ``mask``, by one of three methods.
+
+    Parameters
+    ----------
+    scores : array_like, shape (..., T_q, T_k)
+    mask : array_like of bool, broadcastable to scores; True = may attend
+    method : {"before", "zero", "renormalise"}
+        "before": ``softmax(where(mask, scores, -inf))`` (the right way).
+        "zero": ``softmax(scores) * mask`` (rows no longer sum to one).
+        "renormalise": the zeroed weights divided by their row sums (equal to "before" for every
+        row with a permitted key; a row without one gives 0 / 0 and is set to zeros here).
+
+    Returns
+    -------
+    ndarray, shape (..., T_q, T_k)
+
+    Raises
+    ------
+    ValueError
+        For an unknown method.
+    """
+    scores = np.asarray(scores, dtype=float)
+    mask = np.asarray(mask, dtype=bool)
+    if method == "before":
+        return softmax(np.where(mask, scores, -np.inf))
+    zeroed = softmax(scores) * mask  # (..., T_q, T_k)
+    if method == "zero":
+        return zeroed
+    if method == "renormalise":
+        sums = zeroed.sum(axis=-1, keepdims=True)  # (..., T_q, 1)
+        return np.divide(zeroed, sums, out=np.zeros_like(zeroed), where=sums > 0)
+    raise ValueError(f"method must be one of {list(MASKING_METHODS)}; got {method!r}")
+
+
+def _cell_patches(ax, n):
+    """An (n, n) grid of hidden hatched squares, one per cell, shown where a cell is blocked."""
+    patches = np.empty((n, n), dtype=object)
+    for i in range(n):
+        for j in range(n):
+            patch = Rectangle((j - 0.5, i - 0.5), 1.0, 1.0, zorder=2, visible=False, **_BLOCKED)
+            ax.add_patch(patch)
+            patches[i, j] = patch
+    return patches
+
+
+class MaskExplorerDashboard(Dashboard):
+    """Padding and causal masks for one ticket: the mask (left) and the weights it gives (right).
+
+    Controls: ``length`` (real tokens), ``padding`` (padding positions), ``side`` ("right" or
+    "left": where the padding goes) and ``causal`` (combine with a causal mask). Blocked cells are
+    hatched; cells beyond the current length stay blank; each weight row shows its sum, in red
+    with "no key" when the query has no permitted key (its weights and output are zeros).
+
+    Parameters
+    ----------
+    tokens : sequence of str
+        The ticket; its length is the largest ``length``. Default: "the box is missing my charger".
+    length, padding : int
+        Initial values (``padding`` at most ``max_padding`` = 4).
+    causal : bool
+    side : {"right", "left"}
+    seed : int
+        Seed of the stand-in projections (``stand_in_projections``).
+
+    Attributes
+    ----------
+    mask, weights : ndarray, shapes (T, T)
+        What is currently drawn (T = length + padding).
+    real : ndarray of bool, shape (T,)
+    labels : list of str, length T
+    empty_rows : int
+        Rows with no permitted key.
+    mask_image, weight_image : AxesImage, (max_T, max_T)
+    mask_patches, weight_patches : ndarray of Rectangle, (max_T, max_T)
+    cell_texts : ndarray of Text, (max_T, max_T)
+    row_sums : list of Text, length max_T
+    summary : Text
+    """
+
+    figsize = (12.0, 6.2)
+    max_padding = 4
+
+    def __init__(self, tokens=TICKETS[2], length=4, padding=2, causal=True, side="right", seed=0):
+        self.tokens = tuple(str(t) for t in tokens)
+        if not self.tokens:
+            raise ValueError("tokens is empty; give at least one token")
+        embed(self.tokens)  # KeyError naming unknown tokens
+        if not 1 <= length <= len(self.tokens):
+            raise ValueError(
+                f"length={length} must lie in [1, {len(self.tokens)}] (the ticket has {len(self.tokens)} tokens)"
+            )
+        if not 0 <= padding <= self.max_padding:
+            raise ValueError(f"padding={padding} must lie in [0, {self.max_padding}]")
+        if side not in ("right", "left"):
+            raise ValueError(f"side must be 'right' or 'left'; got {side!r}")
+        self.max_T = len(self.tokens) + self.max_padding
+        self.W_Q, self.W_K, self.W_V = stand_in_projections(seed)
+        self._initial = dict(length=int(length), padding=int(padding), causal=bool(causal), side=side)
+        super().__init__()
+
+    def make_controls(self):
+        init = self._initial
+        style = {"description_width": "initial"}
+        return {
+            "length": ipywidgets.IntSlider(
+                value=init["length"], min=1, max=len(self.tokens), description="real tokens",
+                continuous_update=False, style=style,
+            ),
+            "padding": ipywidgets.IntSlider(
+                value=init["padding"], min=0, max=self.max_padding, description="padding positions",
+                continuous_update=False, style=style,
+            ),
+            "side": ipywidgets.ToggleButtons(
+                options=[("pad on the right", "right"), ("pad on the left", "left")],
+                value=init["side"], description="", style={"button_width": "130px"},
+            ),
+            "causal": ipywidgets.Checkbox(value=init["causal"], description="causal mask", indent=False),
+        }
+
+    def compute(self, length, padding, causal, side):
+        """(mask, real, labels, weights) for these control values, with the reference attention."""
+        mask, real = mask_layout(length, padding, causal, side)
+        T = length + padding
+        x = np.zeros((T, len(FEATURES)))  # (T, d_model); padding vectors are zeros
+        x[real] = embed(self.tokens[:length])
+        labels = ["<pad>"] * T
+        for position, token in zip(np.flatnonzero(real), self.tokens[:length]):
+            labels[position] = token
+        q, k, v = x @ self.W_Q, x @ self.W_K, x @ self.W_V  # (T, d_model) each
+        _, weights = scaled_dot_product_attention(q, k, v, mask)  # (T, T)
+        return mask, real, labels, weights
+
+    def build(self, fig):
+        n = self.max_T
+        grid = fig.add_gridspec(1, 2, left=0.08, right=0.93, bottom=0.24, top=0.86, wspace=0.32)
+        self.ax_mask, self.ax_weights = fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[0, 1])
+        blank = np.full((n, n), np.nan)
+        mask_cmap = ListedColormap(["0.82", _BLUE]).with_extremes(bad="white")  # nan = unused cell
+        weight_cmap = colormaps["cividis"].with_extremes(bad="white")
+        self.mask_image = self.ax_mask.imshow(blank, cmap=mask_cmap, vmin=0, vmax=1, aspect="equal")
+        self.weight_image = self.ax_weights.imshow(blank, cmap=weight_cmap, vmin=0, vmax=1, aspect="equal")
+        self.mask_patches = _cell_patches(self.ax_mask, n)
+        self.weight_patches = _cell_patches(self.ax_weights, n)
+        self.cell_texts = np.empty((n, n), dtype=object)
+        for i in range(n):
+            for j in range(n):
+                self.cell_texts[i, j] = self.ax_weights.text(j, i, "", ha="center", va="center", fontsize=7, zorder=3)
+        self.row_sums = [
+            self.ax_weights.text(n - 0.5 + 0.25, i, "", ha="left", va="center", fontsize=8, clip_on=False)
+            for i in range(n)
+        ]
+        self.ax_weights.text(n - 0.5 + 0.25, -0.9, "row sum", ha="left", va="bottom", fontsize=8, clip_on=False)
+        self.frames = []
+        for ax, title in [(self.ax_mask, "mask: may the query attend to the key?"),
+                          (self.ax_weights, "attention weights")]:
+            ax.set_title(title, fontsize=11)
+            ax.set_xlabel("key (attended to)")
+            ax.set_ylabel("query (attending)")
+            ax.set_xticks(range(n))
+            ax.set_yticks(range(n))
+            ax.tick_params(labelsize=8)
+            frame = Rectangle((-0.5, -0.5), n, n, fill=False, edgecolor="black", linewidth=1.2, zorder=4)
+            ax.add_patch(frame)
+            self.frames.append(frame)
+        fig.legend(
+            handles=[Patch(facecolor=_BLUE, label="may attend (True)"),
+                     Patch(label="masked out (False)", **_BLOCKED),
+                     Patch(facecolor="white", edgecolor="0.6", label="beyond this sequence's length")],
+            loc="lower center", ncol=3, frameon=False, fontsize=9,
+        )
+        self.summary = fig.text(0.5, 0.965, "", ha="center", va="top", fontsize=11)
+
+    def draw(self, length, padding, causal, side):
+        mask, real, labels, weights = self.compute(length, padding, causal, side)
+        n, T = self.max_T, length + padding
+        mask_data = np.full((n, n), np.nan)
+        weight_data = np.full((n, n), np.nan)
+        mask_data[:T, :T] = mask
+        weight_data[:T, :T] = weights
+        self.mask_image.set_data(mask_data)
+        self.weight_image.set_data(weight_data)
+        blocked = np.zeros((n, n), dtype=bool)
+        blocked[:T, :T] = ~mask
+        for (i, j), is_blocked in np.ndenumerate(blocked):
+            self.mask_patches[i, j].set_visible(is_blocked)
+            self.weight_patches[i, j].set_visible(is_blocked)
+            text = self.cell_texts[i, j]
+            if i < T and j < T and mask[i, j]:
+                text.set_text(f"{weights[i, j]:.2f}")
+                text.set_color(_text_colour(self.weight_image.cmap(self.weight_image.norm(weights[i, j]))))
+            else:
+                text.set_text("")
+        sums = weights.sum(axis=-1)  # (T,)
+        for i, text in enumerate(self.row_sums):
+            if i >= T:
+                text.set_text("")
+            elif mask[i].any():
+                text.set_text(f"{sums[i]:.2f}")
+                text.set_color("black")
+            else:
+                text.set_text(f"{sums[i]:.2f} no key")
+                text.set_color(_VERMILLION)
+        tick_labels = labels + [""] * (n - T)
+        for ax in (self.ax_mask, self.ax_weights):
+            ax.set_xticks(range(n), tick_labels, rotation=45, ha="right", rotation_mode="anchor")
+            ax.set_yticks(range(n), tick_labels)
+        for frame in self.frames:
+            frame.set_width(T)
+            frame.set_height(T)
+        empty = int((~mask.any(axis=-1)).sum())
+        self.summary.set_text(
+            f"T = {T}: {length} real + {padding} padding ({side}), causal mask {'on' if causal else 'off'}; "
+            f"rows with no permitted key: {empty}"
+        )
+        self.summary.set_color(_VERMILLION if empty else "black")
+        self.mask, self.real, self.labels, self.weights, self.empty_rows = mask, real, labels, weights, empty
+
+
+class MaskBeforeAfterDashboard(Dashboard):
+    """Mask before the softmax, zero after it, or zero and renormalise: weights and row sums.
+
+    Scores of the ticket "my charger is missing please" (stand-in projections), causal mask.
+    Controls: ``method`` ("before", "zero", "renormalise"; see ``masked_weights``) and ``hidden``
+    (a number added to the scores of the hidden, later keys). With "before" and "renormalise" the
+    hidden scores change nothing; with "zero" they change the visible weights, which also no
+    longer sum to one.
+
+    Parameters
+    ----------
+    tokens : sequence of str, default TICKET
+    method : {"before", "zero", "renormalise"}, default "before"
+    hidden : float in [-3, 3], default 0
+    seed : int, default 0
+
+    Attributes
+    ----------
+    scores : ndarray, shape (T, T)
+        The scaled scores before any mask (``hidden`` not added).
+    mask : ndarray of bool, shape (T, T)
+    weights : ndarray, shape (T, T)
+        The weights drawn now.
+    row_totals : ndarray, shape (T,)
+        Their row sums.
+    leak : float
+        The largest change of a visible weight caused by ``hidden`` (0 for "before"/"renormalise").
+    image : AxesImage (the heatmap), bars : BarContainer (row sums), bar_texts : list of Text,
+    summary : Text
+    """
+
+    figsize = (11.0, 5.0)
+
+    def __init__(self, tokens=TICKET, method="before", hidden=0.0, seed=0):
+        self.tokens = tuple(str(t) for t in tokens)
+        x = embed(self.tokens)  # (T, d_model); KeyError for unknown tokens
+        if method not in MASKING_METHODS:
+            raise ValueError(f"method must be one of {list(MASKING_METHODS)}; got {method!r}")
+        W_Q, W_K, _ = stand_in_projections(seed)
+        q, k = x @ W_Q, x @ W_K  # (T, d_model) each
+        self.scores = q @ k.T / np.sqrt(k.shape[-1])  # (T, T)
+        self.mask = causal_mask(len(self.tokens))  # (T, T)
+        self._initial = dict(method=method, hidden=float(hidden))
+        super().__init__()
+
+    def make_controls(self):
+        return {
+            "method": ipywidgets.ToggleButtons(
+                options=[(label, key) for key, label in MASKING_METHODS.items()],
+                value=self._initial["method"], description="", style={"button_width": "200px"},
+            ),
+            "hidden": float_slider(
+                "add to the scores of the hidden (later) keys", self._initial["hidden"],
+                min=-3.0, max=3.0, step=0.5,
+            ),
+        }
+
+    def weights_for(self, method, hidden):
+        """The (T, T) weights for a method, with ``hidden`` added to the blocked scores."""
+        scores = np.where(self.mask, self.scores, self.scores + hidden)  # (T, T)
+        return masked_weights(scores, self.mask, method)
+
+    def build(self, fig):
+        T = len(self.tokens)
+        grid = fig.add_gridspec(1, 2, width_ratios=[1.3, 1.0], left=0.1, right=0.97, bottom=0.2,
+                                top=0.84, wspace=0.45)
+        ax_heat, self.ax_bars = fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[0, 1])
+        start = self.weights_for(self._initial["method"], self._initial["hidden"])
+        self.image = attention_heatmap(start, self.tokens, self.tokens, ax=ax_heat, mask=self.mask,
+                                       title="attention weights")
+        y = np.arange(T)
+        self.bars = self.ax_bars.barh(y, np.ones(T), color=_BLUE, height=0.6)
+        self.ax_bars.axvline(1.0, color="black", linestyle="--", linewidth=1)
+        self.ax_bars.set_xlim(0.0, 1.25)
+        self.ax_bars.set_ylim(T - 0.5, -0.5)  # row 0 at the top, as in the heatmap
+        self.ax_bars.set_yticks(y, self.tokens)
+        self.ax_bars.set_xlabel("sum of the row's weights")
+        self.ax_bars.set_ylabel("query (attending)")
+        self.ax_bars.set_title("row sums (dashed: 1)", fontsize=11)
+        self.ax_bars.spines[["top", "right"]].set_visible(False)
+        self.bar_texts = [self.ax_bars.text(0, i, "", va="center", ha="left", fontsize=9) for i in y]
+        self.summary = fig.text(0.5, 0.975, "", ha="center", va="top", fontsize=10.5)
+
+    def draw(self, method, hidden):
+        weights = self.weights_for(method, hidden)
+        reference = self.weights_for(method, 0.0)
+        update_heatmap(self.image, weights)
+        totals = weights.sum(axis=-1)  # (T,)
+        for bar, text, total in zip(self.bars, self.bar_texts, totals):
+            bar.set_width(total)
+            text.set_x(total + 0.02)
+            text.set_text(f"{total:.3f}")
+        self.leak = float(np.abs(weights - reference)[self.mask].max())
+        self.weights, self.row_totals = weights, totals
+        self.summary.set_text(
+            f"{MASKING_METHODS[method]}: hidden scores {hidden:+.1f}; the visible weights moved by up to "
+            f"{self.leak:.3f} (compared with hidden scores +0.0)"
+        )
+        self.summary.set_color(_VERMILLION if self.leak > 1e-12 else "black")

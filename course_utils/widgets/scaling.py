@@ -1,0 +1,119 @@
+"""The notebook-02 dashboard: a d_k slider and a scale toggle over one seeded random attention row."""
+import ipywidgets
+import numpy as np
+
+from course_utils.plots import attention_row_bars, update_row_bars
+from course_utils.scaling import DEFAULT_MAX_D_K, entropy, query_and_keys, row_weights
+from course_utils.widgets._base import Dashboard
+
+__all__ = ["ScalingDashboard", "D_K_OPTIONS"]
+
+#: The key widths the slider offers: powers of two from 1 to 1024.
+D_K_OPTIONS = tuple(2**i for i in range(11))
+
+_BLUE = "#0072B2"
+_VERMILLION = "#D55E00"
+
+
+class ScalingDashboard(Dashboard):
+    """One random query against T random keys: the scores and the softmax weights, for any d_k.
+
+    The query and keys have independent standard-normal coordinates (the first d_k coordinates
+    of fixed seeded vectors, see ``course_utils.scaling.query_and_keys``), so moving the d_k
+    slider adds coordinates to the same vectors. Unscaled, the scores spread like sqrt(d_k) and
+    the weights pile onto one key (entropy near 0); divided by sqrt(d_k), the scores keep a
+    spread of about 1 and the weights stay spread out.
+
+    Parameters
+    ----------
+    d_k : int, default 64
+        Initial key width, one of ``D_K_OPTIONS`` (1, 2, 4, ..., 1024).
+    scaled : bool, default False
+        Initial state of the "divide the scores by sqrt(d_k)" checkbox.
+    num_keys : int, default 8
+        T, the number of keys (bars).
+    seed : int, default 0
+
+    Attributes
+    ----------
+    weights : ndarray, shape (T,)
+        The weights currently drawn.
+    scores : ndarray, shape (T,)
+        The scores currently drawn (scaled or not, as the softmax received them).
+    score_bars, weight_bars : BarContainer
+    summary : matplotlib.text.Text
+        One line: d_k, scaled or not, the largest weight and the entropy (3 decimals).
+
+    Controls: ``d_k`` (a SelectionSlider over powers of two) and ``scaled`` (a Checkbox):
+    ``dashboard.set(d_k=256, scaled=True)``.
+    """
+
+    figsize = (10.0, 4.4)
+
+    def __init__(self, d_k=64, scaled=False, num_keys=8, seed=0):
+        if d_k not in D_K_OPTIONS:
+            raise ValueError(f"d_k={d_k!r} is not one of the slider's values {D_K_OPTIONS}")
+        self.initial_d_k, self.initial_scaled = int(d_k), bool(scaled)
+        self.num_keys, self.seed = int(num_keys), int(seed)
+        self.labels = [f"k{j}" for j in range(1, self.num_keys + 1)]
+        # Validates num_keys and seed, and fixes the random vectors once.
+        self._q_full, self._k_full = query_and_keys(DEFAULT_MAX_D_K, self.num_keys, self.seed)
+        self.max_entropy = float(np.log(self.num_keys))
+        super().__init__()
+
+    def make_controls(self):
+        d_k = ipywidgets.SelectionSlider(
+            options=list(D_K_OPTIONS), value=self.initial_d_k, description="key width d_k",
+            continuous_update=False, style={"description_width": "initial"},
+            layout=ipywidgets.Layout(width="420px"),
+        )
+        scaled = ipywidgets.Checkbox(
+            value=self.initial_scaled, description="divide the scores by \u221ad_k",
+            indent=False,
+        )
+        return {"d_k": d_k, "scaled": scaled}
+
+    def query_and_keys(self, d_k):
+        """q (d_k,) and k (T, d_k): the first d_k coordinates of the dashboard's fixed vectors."""
+        return self._q_full[:d_k], self._k_full[:, :d_k]
+
+    def build(self, fig):
+        grid = fig.add_gridspec(1, 2, left=0.08, right=0.98, bottom=0.2, top=0.86, wspace=0.28)
+        self.ax_scores, ax_weights = fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[0, 1])
+        x = np.arange(self.num_keys)
+        self.score_bars = self.ax_scores.bar(x, np.zeros(self.num_keys), color=_VERMILLION, width=0.6)
+        self.ax_scores.axhline(0.0, color="0.4", linewidth=0.8)
+        # Scores within a few units of each other still give a soft (spread) softmax.
+        self.ax_scores.axhspan(-2.0, 2.0, color="0.9", zorder=0)
+        self.ax_scores.text(0.01, 0.98, "grey band: scores from -2 to 2", transform=self.ax_scores.transAxes,
+                            ha="left", va="top", fontsize=9, color="0.35")
+        self.ax_scores.set_xticks(x, self.labels)
+        self.ax_scores.set_xlabel("key")
+        self.ax_scores.set_ylabel("score given to softmax")
+        self.ax_scores.spines[["top", "right"]].set_visible(False)
+        self.weight_bars = attention_row_bars(
+            np.full(self.num_keys, 1.0 / self.num_keys), self.labels, ax=ax_weights,
+            title="weights = softmax(scores)",
+        )
+        self.summary = fig.text(0.5, 0.03, "", ha="center", va="bottom", fontsize=11,
+                                family="monospace")
+
+    def draw(self, d_k, scaled):
+        q, k = self.query_and_keys(d_k)
+        weights, scores = row_weights(q, k, scaled=scaled)  # (T,), (T,)
+        for rect, s in zip(self.score_bars.patches, scores):
+            rect.set_height(s)  # a negative height draws the bar downwards
+        limit = max(3.0, 1.15 * float(np.abs(scores).max()))
+        self.ax_scores.set_ylim(-limit, limit)
+        self.ax_scores.set_title(
+            ("scores = q\u00b7k / \u221ad_k" if scaled else "scores = q\u00b7k (unscaled)")
+            + f"   spread (std) {scores.std():.2f}",
+            pad=16,
+        )
+        update_row_bars(self.weight_bars, weights)
+        h = float(entropy(weights))
+        self.summary.set_text(
+            f"d_k = {d_k}, {'scaled' if scaled else 'unscaled'}: largest weight {weights.max():.3f}, "
+            f"entropy {h:.3f} nats (even spread: {self.max_entropy:.3f}, one key: 0)"
+        )
+        self.weights, self.scores, self.entropy = weights, scores, h

@@ -1,0 +1,276 @@
+"""Tests of the notebook-03 dashboards and helpers (course_utils.widgets.masks), headless (Agg)."""
+import matplotlib
+
+matplotlib.use("Agg")
+
+import ipywidgets  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+import course_utils as cu  # noqa: E402
+from course_utils.tickets import TICKET, TICKETS, embed  # noqa: E402
+from course_utils.widgets import MaskBeforeAfterDashboard, MaskExplorerDashboard  # noqa: E402
+from course_utils.widgets.masks import (  # noqa: E402
+    MASKING_METHODS,
+    mask_layout,
+    masked_weights,
+    stand_in_projections,
+)
+
+
+class RecordingHandle:
+    """Stands in for IPython's DisplayHandle: renders what it is given, as a front end would."""
+
+    def __init__(self):
+        self.pngs = []
+
+    def update(self, obj):
+        self.pngs.append(obj._repr_png_())
+
+
+# --------------------------------------------------------------------------- helpers
+def test_stand_in_projections_match_a_notebooks_first_draw():
+    expected = np.random.default_rng(0).normal(size=(3, 4, 4))
+    np.testing.assert_array_equal(stand_in_projections(0), expected)
+    assert stand_in_projections(1).shape == (3, 4, 4)
+    assert not np.allclose(stand_in_projections(1), expected)
+
+
+def test_mask_layout_right_padding_masks_keys_only():
+    mask, real = mask_layout(2, 1, causal=False, side="right")
+    np.testing.assert_array_equal(real, [True, True, False])
+    np.testing.assert_array_equal(mask, [[1, 1, 0], [1, 1, 0], [1, 1, 0]])
+    assert mask.dtype == bool
+
+
+def test_mask_layout_left_padding_with_causal_has_empty_rows():
+    mask, real = mask_layout(2, 2, causal=True, side="left")
+    np.testing.assert_array_equal(real, [False, False, True, True])
+    np.testing.assert_array_equal(mask, [[0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 1, 0], [0, 0, 1, 1]])
+    right, _ = mask_layout(2, 2, causal=True, side="right")
+    assert right.any(axis=-1).all()  # right padding: every row has a permitted key
+
+
+def test_mask_layout_matches_the_course_masks():
+    for length, padding in [(1, 0), (3, 2), (6, 4)]:
+        T = length + padding
+        mask, _ = mask_layout(length, padding, causal=True)
+        np.testing.assert_array_equal(mask, cu.causal_mask(T) & cu.padding_mask([length], T)[0][None, :])
+
+
+@pytest.mark.parametrize(
+    "args, match",
+    [((-1, 2, False), "length >= 0"), ((0, 0, False), "length \\+ padding > 0"),
+     ((2, 1, False, "middle"), "'right' or 'left'")],
+)
+def test_mask_layout_errors(args, match):
+    with pytest.raises(ValueError, match=match):
+        mask_layout(*args)
+
+
+def test_masked_weights_methods():
+    rng = np.random.default_rng(3)
+    scores = rng.normal(size=(2, 4, 4))
+    mask = cu.causal_mask(4)[None] & np.array([[[True, True, True, False]], [[True, True, True, True]]])
+    before = masked_weights(scores, mask, "before")
+    q = np.eye(4)[None].repeat(2, axis=0)  # q @ k^T / sqrt(d) = scores when k = scores^T * 2
+    _, reference = cu.scaled_dot_product_attention(q, np.swapaxes(scores, -1, -2) * 2.0, np.zeros((2, 4, 1)), mask)
+    np.testing.assert_allclose(before, reference)
+    zero = masked_weights(scores, mask, "zero")
+    assert (zero.sum(axis=-1)[..., :-1] < 1).all()  # every row but the full last one loses weight
+    np.testing.assert_allclose(masked_weights(scores, mask, "renormalise"), before, atol=1e-12)
+    with pytest.raises(ValueError, match="method must be one of"):
+        masked_weights(scores, mask, "after")
+
+
+def test_masked_weights_empty_row_gives_zeros_for_every_method():
+    scores = np.array([[1.0, 2.0], [3.0, 0.0]])
+    mask = np.array([[False, False], [True, True]])
+    for method in MASKING_METHODS:
+        weights = masked_weights(scores, mask, method)
+        np.testing.assert_array_equal(weights[0], [0.0, 0.0])
+        assert np.isfinite(weights).all()
+
+
+# --------------------------------------------------------------------------- MaskExplorerDashboard
+@pytest.fixture
+def explorer():
+    d = MaskExplorerDashboard()
+    yield d
+    d.close()
+
+
+def reference_weights(d, length, padding, causal, side):
+    mask, real = mask_layout(length, padding, causal, side)
+    T = length + padding
+    x = np.zeros((T, 4))
+    x[real] = embed(d.tokens[:length])
+    W_Q, W_K, W_V = stand_in_projections(0)
+    _, weights = cu.scaled_dot_product_attention(x @ W_Q, x @ W_K, x @ W_V, mask)
+    return mask, weights
+
+
+def visible(patches):
+    return np.array([[p.get_visible() for p in row] for row in patches])
+
+
+def test_explorer_controls(explorer):
+    assert list(explorer.controls) == ["length", "padding", "side", "causal"]
+    assert isinstance(explorer.controls["length"], ipywidgets.IntSlider)
+    assert (explorer.controls["length"].min, explorer.controls["length"].max) == (1, 6)
+    assert (explorer.controls["padding"].min, explorer.controls["padding"].max) == (0, 4)
+    assert explorer.controls["length"].continuous_update is False
+    assert isinstance(explorer.controls["side"], ipywidgets.ToggleButtons)
+    assert isinstance(explorer.controls["causal"], ipywidgets.Checkbox)
+    assert explorer.tokens == TICKETS[2] and explorer.max_T == 10
+
+
+def test_explorer_initial_picture(explorer):
+    mask, weights = reference_weights(explorer, 4, 2, True, "right")
+    np.testing.assert_array_equal(explorer.mask, mask)
+    np.testing.assert_allclose(explorer.weights, weights)
+    data = explorer.weight_image.get_array()
+    assert data.shape == (10, 10)  # always drawn at the largest size
+    np.testing.assert_allclose(np.asarray(data)[:6, :6], weights)
+    assert np.isnan(np.asarray(data)[6:, :]).all() and np.isnan(np.asarray(data)[:, 6:]).all()
+    expected_hatch = np.zeros((10, 10), dtype=bool)
+    expected_hatch[:6, :6] = ~mask
+    np.testing.assert_array_equal(visible(explorer.weight_patches), expected_hatch)
+    np.testing.assert_array_equal(visible(explorer.mask_patches), expected_hatch)
+    assert explorer.labels == ["the", "box", "is", "missing", "<pad>", "<pad>"]
+    assert [t.get_text() for t in explorer.ax_weights.get_xticklabels()][:7] == explorer.labels + [""]
+    assert explorer.empty_rows == 0
+    assert explorer.summary.get_text().endswith("rows with no permitted key: 0")
+    assert explorer.cell_texts[1, 0].get_text() == f"{weights[1, 0]:.2f}"
+    assert explorer.cell_texts[0, 1].get_text() == ""  # blocked: no number
+    assert [t.get_text() for t in explorer.row_sums[:7]] == ["1.00"] * 6 + [""]
+    assert explorer.ax_weights.get_xlabel() == "key (attended to)"
+    assert explorer.ax_weights.get_ylabel() == "query (attending)"
+
+
+def test_explorer_left_padding_with_causal_shows_empty_rows_in_place(explorer):
+    fig, image, patch = explorer.fig, explorer.weight_image, explorer.weight_patches[0, 0]
+    png = explorer.render_png()
+    explorer.set(side="left", padding=3)
+    assert explorer.update_count == 1
+    mask, weights = reference_weights(explorer, 4, 3, True, "left")
+    np.testing.assert_array_equal(explorer.mask, mask)
+    np.testing.assert_allclose(np.asarray(explorer.weight_image.get_array())[:7, :7], weights)
+    assert explorer.empty_rows == 3
+    assert [t.get_text() for t in explorer.row_sums[:4]] == ["0.00 no key"] * 3 + ["1.00"]
+    assert "rows with no permitted key: 3" in explorer.summary.get_text()
+    assert (weights[:3] == 0).all()
+    assert explorer.render_png() != png
+    # built once: same figure, image and patches; still two axes
+    assert explorer.fig is fig and explorer.weight_image is image and explorer.weight_patches[0, 0] is patch
+    assert len(fig.axes) == 2
+
+
+def test_explorer_causal_toggle_and_length(explorer):
+    explorer.controls["causal"].value = False  # a user's click
+    mask, weights = reference_weights(explorer, 4, 2, False, "right")
+    np.testing.assert_array_equal(explorer.mask, mask)
+    np.testing.assert_allclose(explorer.weights, weights)
+    assert visible(explorer.mask_patches)[:6, :4].sum() == 0  # only the <pad> columns are hatched
+    explorer.controls["length"].value = 6
+    explorer.controls["padding"].value = 4
+    assert explorer.mask.shape == (10, 10) and explorer.update_count == 3
+    _, weights = reference_weights(explorer, 6, 4, False, "right")
+    np.testing.assert_allclose(explorer.weights, weights)
+
+
+def test_explorer_moving_back_restores_the_picture(explorer):
+    png = explorer.render_png()
+    explorer.set(length=1, padding=0, causal=False)
+    assert explorer.render_png() != png
+    explorer.set(length=4, padding=2, causal=True)
+    assert explorer.render_png() == png
+
+
+def test_explorer_updates_its_display(explorer):
+    handle = RecordingHandle()
+    explorer._handles.append(handle)
+    explorer.set(padding=4)
+    explorer.set(side="left")
+    assert len(handle.pngs) == 2 and handle.pngs[0] != handle.pngs[1]
+    assert handle.pngs[1] == explorer.render_png()
+
+
+def test_explorer_constructor_checks():
+    with pytest.raises(ValueError, match=r"length=7 must lie in \[1, 6\]"):
+        MaskExplorerDashboard(length=7)
+    with pytest.raises(ValueError, match=r"padding=5"):
+        MaskExplorerDashboard(padding=5)
+    with pytest.raises(ValueError, match="'right' or 'left'"):
+        MaskExplorerDashboard(side="both")
+    with pytest.raises(KeyError, match="no embedding"):
+        MaskExplorerDashboard(tokens=("my", "laptop"))
+    d = MaskExplorerDashboard(tokens=TICKET, length=5, padding=0, causal=False)
+    assert d.max_T == 9 and d.weights.shape == (5, 5)
+    d.close()
+
+
+# --------------------------------------------------------------------------- MaskBeforeAfterDashboard
+@pytest.fixture
+def before_after():
+    d = MaskBeforeAfterDashboard()
+    yield d
+    d.close()
+
+
+def reference_scores():
+    x = embed(TICKET)
+    W_Q, W_K, _ = stand_in_projections(0)
+    return (x @ W_Q) @ (x @ W_K).T / 2.0
+
+
+def bar_widths(d):
+    return np.array([bar.get_width() for bar in d.bars])
+
+
+def test_before_after_controls_and_initial_picture(before_after):
+    assert list(before_after.controls) == ["method", "hidden"]
+    assert before_after.controls["method"].options == tuple(
+        (label, key) for key, label in MASKING_METHODS.items()
+    )
+    np.testing.assert_allclose(before_after.scores, reference_scores())
+    expected = cu.softmax(np.where(cu.causal_mask(5), reference_scores(), -np.inf))
+    np.testing.assert_allclose(before_after.weights, expected)
+    np.testing.assert_allclose(before_after.image.get_array(), expected)
+    np.testing.assert_allclose(bar_widths(before_after), 1.0)
+    assert before_after.leak == 0.0
+    assert before_after.bar_texts[0].get_text() == "1.000"
+
+
+def test_before_after_zeroing_shrinks_rows_and_leaks(before_after):
+    fig, image, bars = before_after.fig, before_after.image, list(before_after.bars)
+    png = before_after.render_png()
+    before_after.set(method="zero")
+    zeroed = cu.softmax(reference_scores()) * cu.causal_mask(5)
+    np.testing.assert_allclose(before_after.image.get_array(), zeroed)
+    np.testing.assert_allclose(bar_widths(before_after), zeroed.sum(axis=-1))
+    assert bar_widths(before_after)[0] == pytest.approx(0.176, abs=5e-4)
+    assert before_after.leak == 0.0  # hidden scores not moved yet
+    assert before_after.render_png() != png
+    before_after.controls["hidden"].value = 2.0
+    assert before_after.leak > 0.1
+    assert "moved by up to" in before_after.summary.get_text()
+    assert before_after.fig is fig and before_after.image is image and list(before_after.bars) == bars
+
+
+@pytest.mark.parametrize("method", ["before", "renormalise"])
+def test_before_after_hidden_scores_change_nothing_when_masking_first(before_after, method):
+    before_after.set(method=method)
+    start = before_after.weights.copy()
+    for hidden in (-3.0, 1.5, 3.0):
+        before_after.set(hidden=hidden)
+        np.testing.assert_allclose(before_after.weights, start, atol=1e-12)
+        assert before_after.leak < 1e-12
+        np.testing.assert_allclose(bar_widths(before_after), 1.0)
+
+
+def test_before_after_constructor_checks():
+    with pytest.raises(ValueError, match="method must be one of"):
+        MaskBeforeAfterDashboard(method="after")
+    with pytest.raises(ValueError, match="outside the slider range"):
+        MaskBeforeAfterDashboard(hidden=9.0)
