@@ -45,6 +45,25 @@ from course_utils.checks.nb03 import (
     check_masked_attention,
     check_padding_mask,
 )
+from course_utils.checks.nb04 import (
+    MERGE_HEADS_MISTAKES,
+    MULTI_HEAD_ATTENTION_MISTAKES,
+    SPLIT_HEADS_MISTAKES,
+    check_merge_heads,
+    check_multi_head_attention,
+    check_split_heads,
+)
+from course_utils.checks.nb05 import (
+    CAPSTONE_MISTAKES,
+    CONTRIBUTIONS_MISTAKES,
+    DIAGNOSES,
+    PLOT_MYSTERIES,
+    REMOVAL_EFFECTS_MISTAKES,
+    check_capstone_layer,
+    check_contributions,
+    check_plot_diagnoses,
+    check_removal_effects,
+)
 
 __all__ = [
     # notebook 01
@@ -71,6 +90,23 @@ __all__ = [
     "PADDING_MASK_MISTAKES",
     "MASKED_ATTENTION_MISTAKES",
     "MASK_SITUATIONS",
+    # notebook 04
+    "check_split_heads",
+    "check_merge_heads",
+    "check_multi_head_attention",
+    "SPLIT_HEADS_MISTAKES",
+    "MERGE_HEADS_MISTAKES",
+    "MULTI_HEAD_ATTENTION_MISTAKES",
+    # notebook 05
+    "check_plot_diagnoses",
+    "check_contributions",
+    "check_removal_effects",
+    "check_capstone_layer",
+    "DIAGNOSES",
+    "PLOT_MYSTERIES",
+    "CONTRIBUTIONS_MISTAKES",
+    "REMOVAL_EFFECTS_MISTAKES",
+    "CAPSTONE_MISTAKES",
     # framework
     "CheckResult",
     "Case",

@@ -1,0 +1,577 @@
+"""Checkers for notebook 04 (multi-head attention): split_heads, merge_heads and a complete
+multi_head_attention with an optional mask shared by every head.
+
+The mistakes they recognise are the ones that keep the shapes right and scramble the numbers
+(a reshape without its transpose, a transpose of the wrong axes), the ones that forget a step
+(the output projection W_O), misplace it (W_O applied per head) or get the per-head details
+wrong (scaling by sqrt(d_model) instead of sqrt(d_head), softmax over the wrong axis, a mask
+without a heads axis), and code that works for one sequence but not for a batch.
+"""
+import numpy as np
+
+from course_utils.checks._framework import Case, KnownMistake, checker, error_message_contains, run_check
+from course_utils.checks.nb03 import _show_masks_as_numbers
+from course_utils.heads import embed_wide, random_projections
+from course_utils.tickets import TICKET
+
+__all__ = [
+    "check_split_heads",
+    "check_merge_heads",
+    "check_multi_head_attention",
+    "SPLIT_HEADS_MISTAKES",
+    "MERGE_HEADS_MISTAKES",
+    "MULTI_HEAD_ATTENTION_MISTAKES",
+]
+
+
+# ================================================================ buggy building blocks
+def _split(x, num_heads, how="ok"):
+    """(..., T, d_model) -> (..., h, T, d_head), correctly or as a known mistake does it.
+
+    how: "ok"; "no transpose" (reshape straight to (..., h, T, d_head)); "interleave" (reshape
+    to (..., T, d_head, h): head i gets columns i, i + h, ...); "forgot transpose" (stops at
+    (..., T, h, d_head)); "wrong swap" (swaps the last two axes: (..., T, d_head, h)).
+    """
+    x = np.asarray(x, dtype=float)
+    *lead, T, d_model = x.shape
+    h = int(num_heads)
+    d = d_model // h
+    if how == "ok":
+        return np.swapaxes(x.reshape(*lead, T, h, d), -3, -2)  # (..., h, T, d)
+    if how == "no transpose":
+        return x.reshape(*lead, h, T, d)  # (..., h, T, d) but rows and columns scrambled
+    if how == "interleave":
+        return np.moveaxis(x.reshape(*lead, T, d, h), -1, -3)  # (..., h, T, d), columns i::h
+    if how == "forgot transpose":
+        return x.reshape(*lead, T, h, d)  # (..., T, h, d)
+    if how == "wrong swap":
+        return np.swapaxes(x.reshape(*lead, T, h, d), -1, -2)  # (..., T, d, h)
+    raise ValueError(how)  # pragma: no cover - a typo in this module
+
+
+def _merge(x, how="ok"):
+    """(..., h, T, d_head) -> (..., T, h * d_head), correctly or as a known mistake does it.
+
+    how: "ok"; "no transpose" (reshape straight away: heads and positions interleave);
+    "interleave" (heads moved last: column j * h + i is column j of head i); "sum", "mean"
+    (over the heads); "rows" (heads stacked below each other, (h * T, d_head));
+    "batch" (``np.concatenate(x, axis=-1)`` on a batch: concatenates the batch, not the heads).
+    """
+    x = np.asarray(x, dtype=float)
+    *lead, h, T, d = x.shape
+    if how == "ok":
+        return np.swapaxes(x, -3, -2).reshape(*lead, T, h * d)
+    if how == "no transpose":
+        return x.reshape(*lead, T, h * d)
+    if how == "interleave":
+        return np.moveaxis(x, -3, -1).reshape(*lead, T, h * d)
+    if how == "sum":
+        return x.sum(axis=-3)
+    if how == "mean":
+        return x.mean(axis=-3)
+    if how == "rows":
+        return x.reshape(*lead, h * T, d)
+    if how == "batch":
+        return np.concatenate(list(x), axis=-1)
+    raise ValueError(how)  # pragma: no cover
+
+
+def _stable_softmax(s, axis=-1):
+    """Max-shifted softmax as a learner writes it (an all -inf slice gives nan)."""
+    e = np.exp(s - np.max(s, axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def _course_softmax(s, axis=-1):
+    from course_utils.softmax import softmax
+
+    return softmax(s, axis=axis)
+
+
+def _heads_mask(mask):
+    """The mask with a heads axis inserted before (T_q, T_k): (..., 1, T_q, T_k)."""
+    m = np.asarray(mask, dtype=bool)
+    if m.ndim < 2:
+        m = m.reshape((1,) * (2 - m.ndim) + m.shape)
+    return m[..., None, :, :]
+
+
+def _mha(x, w_q, w_k, w_v, w_o, num_heads, mask=None, *, split="ok", merge="ok", out="ok",
+         scale="d_head", axis=-1, use_mask=True, weights="per head", softmax=_course_softmax):
+    """Multi-head attention with one knob per known mistake; returns (output, weights)."""
+    x = np.asarray(x, dtype=float)
+    d_model = x.shape[-1]
+    h = int(num_heads)
+    d = d_model // h
+    q, k, v = (_split(x @ np.asarray(w, dtype=float), h, split) for w in (w_q, w_k, w_v))  # (..., h, T, d)
+    divisor = {"d_head": np.sqrt(d), "d_model": np.sqrt(d_model), "none": 1.0, "d_head plain": float(d),
+               "heads": np.sqrt(h)}[scale]
+    scores = q @ np.swapaxes(k, -1, -2) / divisor  # (..., h, T, T)
+    if mask is not None and use_mask:
+        scores = np.where(_heads_mask(mask), scores, -np.inf)
+    w = softmax(scores, axis=axis)  # (..., h, T, T)
+    heads = w @ v  # (..., h, T, d)
+    w_o = np.asarray(w_o, dtype=float)
+    if out == "ok":
+        output = _merge(heads, merge) @ w_o  # (..., T, d_model)
+    elif out == "none":
+        output = _merge(heads, merge)
+    elif out in ("block diagonal", "averaged", "first rows", "concatenated"):
+        parts = []
+        for i in range(h):
+            cols = slice(i * d, (i + 1) * d)
+            head_i = heads[..., i, :, :]  # (..., T, d)
+            if out == "block diagonal":
+                parts.append(head_i @ w_o[cols, cols])  # (..., T, d)
+            elif out == "first rows":
+                parts.append(head_i @ w_o[:d, :])  # (..., T, d_model)
+            else:
+                parts.append(head_i @ w_o[cols, :])  # (..., T, d_model)
+        if out == "block diagonal":
+            output = np.concatenate(parts, axis=-1)
+        elif out == "averaged":
+            output = sum(parts) / h
+        elif out == "concatenated":
+            output = np.concatenate(parts, axis=-1)  # (..., T, h * d_model)
+        else:  # "first rows"
+            output = sum(parts)
+    else:  # pragma: no cover
+        raise ValueError(out)
+    weights_out = w if weights == "per head" else w.mean(axis=-3)
+    return output, weights_out
+
+
+# ================================================================ split_heads
+def _arange(*shape):
+    return np.arange(int(np.prod(shape)), dtype=float).reshape(shape)
+
+
+_TICKET_Q = (embed_wide(TICKET) @ random_projections()[0]).round(2)  # (5, 8): the notebook's queries, rounded
+
+_SPLIT_CASES = (
+    Case("T=3, d_model=4, 2 heads (d_head=2)", (_arange(3, 4), 2)),
+    Case("T=4, d_model=6, 3 heads (d_head=2)", (_arange(4, 6), 3)),
+    Case("one head: d_head = d_model = 4", (_arange(3, 4), 1)),
+    Case("as many heads as columns: 4 heads of d_head=1", (_arange(2, 4), 4)),
+    Case("a batch: x of shape (B, T, d_model) = (2, 3, 4), 2 heads", (_arange(2, 3, 4), 2)),
+    Case("the ticket's queries: T=5, d_model=8, 4 heads", (_TICKET_Q.copy(), 4)),
+)
+
+_BATCH_HINT = (
+    "Your function works for one sequence but not for a batch: here x has shape (B, T, d_model). "
+    "Write it for any leading axes: `*lead, T, d_model = x.shape`, then "
+    "`x.reshape(*lead, T, num_heads, d_head)` and `np.swapaxes(x, -3, -2)` (counted from the end, "
+    "so they do not care how many axes come first). `x.transpose(1, 0, 2)` or `T, d_model = x.shape` "
+    "only work for 2-D input."
+)
+
+
+def _split_error_hint(got, args):
+    x = np.asarray(args[0])
+    if x.ndim > 2:
+        return _BATCH_HINT
+    return (
+        "A reshape keeps the number of entries: (T, d_model) has T * d_model of them, and so does "
+        "(T, num_heads, d_head) when d_head = d_model // num_heads. Reshape to exactly that, with "
+        "T = x.shape[-2], then swap the T and heads axes."
+    )
+
+
+SPLIT_HEADS_MISTAKES = (
+    KnownMistake(
+        "reshape without transpose",
+        "Reshaping (T, d_model) straight to (num_heads, T, d_head) gives the right shape but the wrong "
+        "numbers: a reshape refills the array in reading order, so 'head 0' gets the first rows' "
+        "columns, not columns 0:d_head of every row. Reshape to (T, num_heads, d_head) first (each row "
+        "cut into num_heads blocks), then swap the first two axes: "
+        "`np.swapaxes(x.reshape(T, num_heads, d_head), -3, -2)`.",
+        reproduce=lambda x, h: _split(x, h, "no transpose"),
+    ),
+    KnownMistake(
+        "interleaved columns",
+        "Head 0 must get the *contiguous* columns 0:d_head, head 1 the next d_head, and so on. Yours "
+        "takes every num_heads-th column (columns i, i + num_heads, ...): the reshape is (T, d_head, "
+        "num_heads) instead of (T, num_heads, d_head). In a reshape the last axis varies fastest, so "
+        "d_head must be last: `x.reshape(T, num_heads, d_head)`, then swap axes -3 and -2.",
+        reproduce=lambda x, h: _split(x, h, "interleave"),
+    ),
+    KnownMistake(
+        "forgot the transpose",
+        "After `x.reshape(T, num_heads, d_head)` the axes are (T, num_heads, d_head): the right numbers, "
+        "in the wrong order. Bring the heads to the front: `np.swapaxes(..., -3, -2)` gives "
+        "(num_heads, T, d_head), one (T, d_head) block per head.",
+        reproduce=lambda x, h: _split(x, h, "forgot transpose"),
+    ),
+    KnownMistake(
+        "transposed the wrong axes",
+        "Swap the T axis and the heads axis, -3 and -2 of (..., T, num_heads, d_head), not the last two "
+        "(that gives (..., T, d_head, num_heads)). `np.swapaxes(x, -3, -2)`, or for 2-D input "
+        "`x.transpose(1, 0, 2)`.",
+        reproduce=(lambda x, h: _split(x, h, "wrong swap"),
+                   lambda x, h: np.asarray(x, float).reshape(x.shape[-2], h, -1).T),
+    ),
+    KnownMistake(
+        "only for one sequence",
+        _split_error_hint,
+        reproduce=lambda x, h: np.swapaxes(np.asarray(x, float).reshape(-1, h, x.shape[-1] // h), 0, 1),
+        error=error_message_contains("too many values to unpack", "axes don't match array", "cannot reshape array"),
+    ),
+    KnownMistake(
+        "float d_head",
+        "`d_model / num_heads` is a float (2.0), and a shape needs ints. Use integer division: "
+        "`d_head = d_model // num_heads`.",
+        error=error_message_contains("cannot be interpreted as an integer", error_type=TypeError),
+    ),
+    KnownMistake(
+        "split the positions",
+        "Split the *columns* (the feature axis, -1), not the rows: every head sees every position, "
+        "each through its own d_head columns. `np.split(x, num_heads, axis=-1)` would do it; so does "
+        "`x.reshape(T, num_heads, d_head)`.",
+        reproduce=lambda x, h: np.stack(np.split(np.asarray(x, float), h, axis=-2)),
+        error=error_message_contains("does not result in an equal division"),
+    ),
+)
+
+_SPLIT_HINTS = {
+    "values": (
+        "Head h must hold columns h * d_head : (h + 1) * d_head of every row of x. Two steps: "
+        "`x.reshape(*lead, T, num_heads, d_head)` then `np.swapaxes(..., -3, -2)`."
+    ),
+    "shape": "split_heads turns (..., T, d_model) into (..., num_heads, T, d_head), d_head = d_model // num_heads.",
+    "type": (
+        "Return one array of shape (..., num_heads, T, d_head), not a list of per-head arrays: "
+        "`np.stack(parts, axis=-3)` puts a list of (..., T, d_head) parts together."
+    ),
+}
+
+
+def _reference_split(x, num_heads):
+    from course_utils.multihead import split_heads
+
+    return split_heads(x, num_heads)
+
+
+@checker("split_heads")
+def check_split_heads(split_heads):
+    """Check ``split_heads(x, num_heads)``: (..., T, d_model) -> (..., num_heads, T, d_head).
+
+    Parameters
+    ----------
+    split_heads : callable
+        x of shape (T, d_model) or (B, T, d_model) and an int num_heads dividing d_model ->
+        ndarray of shape (..., num_heads, T, d_head); head h holds columns
+        ``h * d_head:(h + 1) * d_head``.
+
+    Returns
+    -------
+    CheckResult
+        Six cases (numbered entries 0, 1, 2, ... so that misplaced ones can be read off),
+        one head, one column per head, a batch and the ticket. Recognises a reshape without the
+        transpose, interleaved columns, a forgotten or wrong transpose, code that only works for
+        one sequence, a float d_head and a split of the positions.
+    """
+    return run_check(
+        split_heads, name="split_heads", reference=_reference_split, cases=_SPLIT_CASES,
+        arg_names=("x", "num_heads"), known_mistakes=SPLIT_HEADS_MISTAKES, hints=_SPLIT_HINTS,
+    )
+
+
+# ================================================================ merge_heads
+def _merge_cases():
+    from course_utils.multihead import split_heads
+
+    v = (embed_wide(TICKET) @ random_projections()[2]).round(2)  # (5, 8): the notebook's values
+    return (
+        Case("2 heads, T=3, d_head=2: x of shape (2, 3, 2)", (_arange(2, 3, 2),)),
+        Case("3 heads, T=4, d_head=2: x of shape (3, 4, 2)", (_arange(3, 4, 2),)),
+        Case("one head: x of shape (1, 3, 4)", (_arange(1, 3, 4),)),
+        Case("a batch: x of shape (B, h, T, d_head) = (2, 2, 3, 2)", (_arange(2, 2, 3, 2),)),
+        Case("the ticket's values split into 4 heads: x of shape (4, 5, 2)", (split_heads(v, 4),)),
+    )
+
+
+_MERGE_CASES = _merge_cases()
+
+_MERGE_ORDER_HINT = (
+    "Merging must undo the split: row t of the result is head 0's row t, then head 1's row t, "
+    "and so on. A reshape reads the entries in memory order, so first put the heads axis right "
+    "before d_head: `np.swapaxes(x, -3, -2)` gives (..., T, num_heads, d_head); then "
+    "`.reshape(*lead, T, num_heads * d_head)`."
+)
+
+
+def _merge_batch_hint(got, args):
+    x = np.asarray(args[0])
+    if x.ndim > 3:
+        return (
+            "Your function works for one sequence but not for a batch: here x has shape (B, num_heads, "
+            "T, d_head). `np.concatenate(x, axis=-1)` and a loop over `x` go over the *first* axis, which "
+            "is now the batch, and `x.transpose(1, 0, 2)` or `h, T, d = x.shape` only fit 3-D input. "
+            "Count the axes from the end: `np.swapaxes(x, -3, -2).reshape(*x.shape[:-3], T, h * d_head)`."
+        )
+    return "Check the order of the axes before the reshape: (..., T, num_heads, d_head)."
+
+
+MERGE_HEADS_MISTAKES = (
+    KnownMistake(
+        "reshape without transpose",
+        "Reshaping (num_heads, T, d_head) straight to (T, num_heads * d_head) gives the right shape "
+        "but mixes heads and positions: row 0 of your result holds head 0's first rows. "
+        + _MERGE_ORDER_HINT,
+        reproduce=lambda x: _merge(x, "no transpose"),
+    ),
+    KnownMistake(
+        "heads interleaved",
+        "Your columns are interleaved: column j * num_heads + i holds column j of head i, because the "
+        "heads axis ended up *last* before the reshape (e.g. `x.transpose(1, 2, 0)`). The heads must "
+        "come before d_head, so that each head fills a block of d_head neighbouring columns. "
+        + _MERGE_ORDER_HINT,
+        reproduce=(lambda x: _merge(x, "interleave"),
+                   lambda x: np.asarray(x, float).T.reshape(x.shape[-2], -1)),
+    ),
+    KnownMistake(
+        "summed or averaged the heads",
+        "Merging concatenates the heads side by side, it does not add them: the result is d_model = "
+        "num_heads * d_head wide again, and every head keeps its own columns. Summing or averaging "
+        "leaves only d_head columns and mixes the heads before W_O has a say.",
+        reproduce=(lambda x: _merge(x, "sum"), lambda x: _merge(x, "mean")),
+    ),
+    KnownMistake(
+        "stacked the heads as rows",
+        "The heads go side by side (along the columns, axis -1), not below each other: the result "
+        "has T rows, one per position, each num_heads * d_head wide. "
+        "`np.concatenate([x[i] for i in range(num_heads)], axis=-1)` for one sequence, or the "
+        "swapaxes + reshape.",
+        reproduce=lambda x: _merge(x, "rows"),
+    ),
+    KnownMistake(
+        "only for one sequence",
+        _merge_batch_hint,
+        reproduce=lambda x: _merge(x, "batch"),
+        error=error_message_contains("too many values to unpack", "axes don't match array", "cannot reshape array"),
+    ),
+)
+
+_MERGE_HINTS = {
+    "values": _MERGE_ORDER_HINT,
+    "shape": "merge_heads turns (..., num_heads, T, d_head) into (..., T, num_heads * d_head).",
+    "type": "Return one array of shape (..., T, num_heads * d_head): `np.concatenate(parts, axis=-1)` of a list.",
+}
+
+
+def _reference_merge(x):
+    from course_utils.multihead import merge_heads
+
+    return merge_heads(x)
+
+
+@checker("merge_heads")
+def check_merge_heads(merge_heads):
+    """Check ``merge_heads(x)``: (..., num_heads, T, d_head) -> (..., T, num_heads * d_head).
+
+    Parameters
+    ----------
+    merge_heads : callable
+        x of shape (num_heads, T, d_head) or (B, num_heads, T, d_head) -> the heads side by side:
+        head h fills columns ``h * d_head:(h + 1) * d_head``.
+
+    Returns
+    -------
+    CheckResult
+        Five cases: numbered entries, one head, a batch, and the ticket's values split into 4 heads
+        (merging must give the values back). Recognises a reshape without the transpose,
+        interleaved heads, summed or averaged heads, heads stacked as rows, and code that only
+        works for one sequence.
+    """
+    return run_check(
+        merge_heads, name="merge_heads", reference=_reference_merge, cases=_MERGE_CASES,
+        arg_names=("x",), known_mistakes=MERGE_HEADS_MISTAKES, hints=_MERGE_HINTS,
+    )
+
+
+# ================================================================ multi_head_attention
+def _normal(seed, *shape, scale=1.0):
+    """Seeded normal numbers rounded to 1 decimal (short in messages)."""
+    return (scale * np.random.default_rng(seed).standard_normal(shape)).round(1)
+
+
+def _mha_case(label, seed, T, d_model, num_heads, mask=None, lead=()):
+    x = _normal(seed, *lead, T, d_model)
+    ws = tuple(_normal(seed + i, d_model, d_model, scale=0.7) for i in range(1, 5))
+    return Case(label, (x, *ws, num_heads, mask))
+
+
+def _mha_cases():
+    W_Q, W_K, W_V, W_O = random_projections()
+    padding = np.array([[[True, True, True, True]], [[True, True, False, False]]])  # (B, 1, T): lengths 4, 2
+    return (
+        _mha_case("T=3, d_model=4, 2 heads, no mask", 10, 3, 4, 2),
+        _mha_case("T=4, d_model=6, 3 heads, no mask", 20, 4, 6, 3),
+        _mha_case("causal mask, T=4, d_model=4, 2 heads", 30, 4, 4, 2, mask=np.tril(np.ones((4, 4), dtype=bool))),
+        _mha_case("one head: d_head = d_model = 4, T=3", 40, 3, 4, 1),
+        _mha_case("a batch of 2 with key padding: x (2, 4, 8), 4 heads, mask (2, 1, 4)", 50, 4, 8, 4,
+                  mask=padding, lead=(2,)),
+        Case("the ticket (T=5, d_model=8) with the notebook's matrices, 4 heads, causal mask",
+             (embed_wide(TICKET), W_Q, W_K, W_V, W_O, 4, np.tril(np.ones((5, 5), dtype=bool)))),
+    )
+
+
+_MHA_CASES = _mha_cases()
+
+
+def _bug(**knobs):
+    """Buggy multi-head attentions sharing ``knobs``, with the course softmax and a hand-written one."""
+    return (
+        lambda *a: _mha(*a, **knobs),
+        lambda *a: _mha(*a, softmax=_stable_softmax, **knobs),
+    )
+
+
+_W_O_PER_HEAD_HINT = (
+    "W_O mixes the *concatenation*: `output = merge_heads(heads) @ w_o`, (T, d_model) @ (d_model, "
+    "d_model). Written per head, head h's output (T, d_head) meets the rows h * d_head:(h + 1) * d_head "
+    "of W_O with *all* their d_model columns, and the num_heads results are added up (not averaged, "
+    "not concatenated, and not only the diagonal block w_o[cols, cols]). The one product after the "
+    "merge does exactly that, so prefer it."
+)
+
+MULTI_HEAD_ATTENTION_MISTAKES = (
+    KnownMistake(
+        "swapped outputs",
+        "Return the output first, then the weights: `return output, weights`.",
+        reproduce=lambda *a: _mha(*a)[::-1],
+    ),
+    KnownMistake(
+        "no output projection",
+        "You return the concatenated heads: the output projection is missing. After merging the heads, "
+        "multiply by W_O: `output = merge_heads(heads) @ w_o`. W_O is what lets the heads' results "
+        "mix: without it, output column c only ever comes from the one head that owns column c.",
+        reproduce=_bug(out="none"),
+    ),
+    KnownMistake(
+        "W_O per head",
+        _W_O_PER_HEAD_HINT,
+        reproduce=(_bug(out="block diagonal") + _bug(out="averaged") + _bug(out="first rows")
+                   + _bug(out="concatenated")),
+    ),
+    KnownMistake(
+        "scaled by sqrt(d_model)",
+        "Each head compares queries and keys of width d_head = d_model // num_heads, so its scores are "
+        "divided by sqrt(d_head), not sqrt(d_model): take the width *after* the split, "
+        "`q.shape[-1]` of the (..., num_heads, T, d_head) queries.",
+        reproduce=_bug(scale="d_model"),
+    ),
+    KnownMistake(
+        "other scale",
+        "Scale each head's scores by 1 / sqrt(d_head), d_head = d_model // num_heads (not d_head itself, "
+        "not the number of heads, and not left out).",
+        reproduce=_bug(scale="none") + _bug(scale="d_head plain") + _bug(scale="heads"),
+    ),
+    KnownMistake(
+        "softmax over the wrong axis",
+        "Softmax runs over the keys of each query: the *last* axis, `axis=-1`. With the heads in front, "
+        "the scores are (..., num_heads, T_q, T_k): axis 0 or 1 (or -3) normalises across heads or "
+        "batch, and -2 across queries, so the rows of a head no longer sum to one.",
+        reproduce=_bug(axis=-2) + _bug(axis=-3) + _bug(axis=0),
+    ),
+    KnownMistake(
+        "heads merged in the wrong order",
+        "Your heads are merged in the wrong order: the concatenation is scrambled before W_O. "
+        + _MERGE_ORDER_HINT,
+        reproduce=_bug(merge="no transpose") + _bug(merge="interleave"),
+    ),
+    KnownMistake(
+        "split without transpose",
+        "Your split gives each head the wrong numbers: reshaping (..., T, d_model) straight to "
+        "(..., num_heads, T, d_head), or to (..., T, d_head, num_heads), keeps the shape and scrambles "
+        "the columns. Reshape to (..., T, num_heads, d_head), then `np.swapaxes(..., -3, -2)`: head h "
+        "then gets columns h * d_head:(h + 1) * d_head of Q, K and V, for every position.",
+        reproduce=_bug(split="no transpose") + _bug(split="interleave"),
+    ),
+    KnownMistake(
+        "mask ignored",
+        "The mask has no effect in your function: every head must use it. Set the blocked scores of "
+        "every head to -inf before the softmax: `np.where(mask[..., None, :, :], scores, -np.inf)` "
+        "(the inserted axis lines the mask up with the heads axis of the scores (..., num_heads, T, T)).",
+        reproduce=_bug(use_mask=False),
+    ),
+    KnownMistake(
+        "mask without a heads axis",
+        "The mask (here (B, 1, T) for a batch) does not line up with the scores (B, num_heads, T, T): "
+        "numpy aligns shapes from the right, so the mask's batch axis meets the heads axis. Give the "
+        "mask a heads axis first, `mask[..., None, :, :]` (shape (B, 1, 1, T)): one mask shared by "
+        "every head.",
+        error=error_message_contains("could not be broadcast", "does not broadcast to the scores shape",
+                                     error_type=ValueError),
+    ),
+    KnownMistake(
+        "weights averaged over heads",
+        "Return every head's weights, shape (..., num_heads, T, T), not their average (..., T, T): "
+        "heads differ, and their average hides it. (PyTorch's nn.MultiheadAttention averages unless "
+        "you pass average_attn_weights=False.)",
+        reproduce=_bug(weights="mean"),
+    ),
+    KnownMistake(
+        "product refuses the shapes",
+        "A matrix product refused its shapes (the 'where' line shows which). Usual causes: the rows of "
+        "a projection instead of its columns (head h uses `w_q[:, cols]`, not `w_q[cols]`); `k.T` on "
+        "arrays with a heads axis (use `np.swapaxes(k, -1, -2)`); W_O applied to one head's d_head "
+        "columns (it multiplies the merged (T, d_model) heads).",
+        error=error_message_contains("matmul", "not aligned", "mismatch in its core dimension",
+                                     error_type=ValueError),
+    ),
+    KnownMistake(
+        "transpose written for one sequence",
+        "`k.transpose(0, 2, 1)` (or any transpose listing every axis) fits 3-D arrays (num_heads, T, d_head) "
+        "only; with a batch the heads arrays are 4-D, (B, num_heads, T, d_head). Count from the end: "
+        "`np.swapaxes(k, -1, -2)` swaps the last two axes whatever comes before them (the same for the "
+        "split and the merge: `np.swapaxes(x, -3, -2)`).",
+        error=error_message_contains("axes don't match array", error_type=ValueError),
+    ),
+)
+
+_MHA_HINTS = {
+    "values": (
+        "Five steps: q, k, v = x @ w_q, x @ w_k, x @ w_v; split each into heads (..., num_heads, T, "
+        "d_head); per head, scores / sqrt(d_head), the mask (with a heads axis) and softmax over the "
+        "keys; merge the heads' outputs back to (..., T, d_model); multiply by w_o. Compare each step "
+        "with the notebook's loop over heads."
+    ),
+    "structure": "multi_head_attention must return two things: `return output, weights`.",
+    "shape": "output has the shape of x, (..., T, d_model); weights has shape (..., num_heads, T, T).",
+}
+
+
+def _reference_mha(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
+    from course_utils.multihead import multi_head_attention
+
+    return multi_head_attention(x, w_q, w_k, w_v, w_o, num_heads, mask=mask)
+
+
+@checker("multi_head_attention")
+def check_multi_head_attention(multi_head_attention):
+    """Check ``multi_head_attention(x, w_q, w_k, w_v, w_o, num_heads, mask=None) -> (output, weights)``.
+
+    Parameters
+    ----------
+    multi_head_attention : callable
+        x (T, d_model) or (B, T, d_model); w_q, w_k, w_v, w_o (d_model, d_model); num_heads dividing
+        d_model; mask None or bool broadcastable to (..., T, T), True = may attend, shared by every
+        head -> output (..., T, d_model), weights (..., num_heads, T, T).
+
+    Returns
+    -------
+    CheckResult
+        Six cases: two without a mask, a causal mask, one head, a padded batch with a (B, 1, T) mask
+        and the notebook's ticket. Recognises a missing output projection, W_O applied per head,
+        scaling by sqrt(d_model) (or another wrong scale), softmax over the wrong axis, heads merged
+        or split in the wrong order, a mask ignored or lacking a heads axis, averaged weights,
+        swapped outputs, products that refuse their shapes and transposes written for 3-D arrays.
+    """
+    names = ("x", "w_q", "w_k", "w_v", "w_o", "num_heads", "mask")
+    result = run_check(
+        multi_head_attention, name="multi_head_attention", reference=_reference_mha, cases=_MHA_CASES,
+        arg_names=names, output_names=("output", "weights"),
+        known_mistakes=MULTI_HEAD_ATTENTION_MISTAKES, hints=_MHA_HINTS,
+    )
+    return _show_masks_as_numbers(result, _MHA_CASES, names)

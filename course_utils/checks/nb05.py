@@ -1,0 +1,712 @@
+"""Checkers for notebook 05 (reading attention plots): the "what is wrong here?" exercise (with the
+mystery heatmaps it shows), per-key contributions, removal effects, and the capstone layer.
+
+The reference code is ``course_utils``: ``influence.contributions``, ``influence.removal_effects``,
+and, for the capstone, ``multi_head_attention`` with ``causal_mask(T) & padding_mask(lengths, T)``.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+from course_utils.checks._calls import call_learner, error_text
+from course_utils.checks._format import describe, field, fmt_value
+from course_utils.checks._framework import (
+    Case,
+    KnownMistake,
+    checker,
+    error_message_contains,
+    not_attempted,
+    not_callable,
+    run_check,
+)
+from course_utils.checks._result import CORRECT, WRONG, CheckResult
+from course_utils.examples import ARTICLE_SCORES, ARTICLE_VALUES
+from course_utils.influence import EXPERIMENT_SCORES, EXPERIMENT_VALUES
+from course_utils.tickets import TICKETS, padded_batch
+
+__all__ = [
+    "check_plot_diagnoses",
+    "check_contributions",
+    "check_removal_effects",
+    "check_capstone_layer",
+    "DIAGNOSES",
+    "PLOT_MYSTERIES",
+    "PlotMystery",
+    "CONTRIBUTIONS_MISTAKES",
+    "REMOVAL_EFFECTS_MISTAKES",
+    "CAPSTONE_MISTAKES",
+]
+
+
+# ---------------------------------------------------------------- small helpers for buggy versions
+def _shifted_softmax(x, axis=-1):
+    """exp(x - max) / sum: nan for a row of -inf (what a hand-written softmax gives)."""
+    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def _naive_softmax(x, axis=-1):
+    """exp(x) / sum without the shift: overflows on large scores, nan for a row of -inf."""
+    e = np.exp(x)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def _safe_softmax(x, axis=-1):
+    from course_utils.softmax import softmax
+
+    return softmax(x, axis=axis)
+
+
+_SOFTMAXES = {"safe": _safe_softmax, "shifted": _shifted_softmax, "naive": _naive_softmax}
+_BROADCAST_ERROR = error_message_contains("could not be broadcast", error_type=ValueError)
+_MATMUL_ERROR = error_message_contains(
+    "matmul", "not aligned", "mismatch in its core dimension", error_type=ValueError
+)
+
+
+# ================================================================ what is wrong here?
+#: The diagnoses the learner chooses from, in the order the notebook's gallery shows them.
+DIAGNOSES = ("looks fine", "future leak", "padding leak", "uniform rows", "one-hot rows", "diagonal")
+
+
+@dataclass(frozen=True)
+class PlotMystery:
+    """One heatmap of the "what is wrong here?" exercise.
+
+    label : "P", "Q", ... (what the learner's answer uses).
+    tokens : the T labels of the rows and columns ("<pad>" at padded positions).
+    weights : ndarray, shape (T, T), the attention weights drawn.
+    intended : the mask the layer should have used, in words (shown above the plots).
+    diagnosis : one of ``DIAGNOSES``.
+    why : the explanation shown once the learner has answered everything right.
+    look : where to look, shown as a hint when the learner misjudges this plot.
+    """
+
+    label: str
+    tokens: tuple
+    weights: np.ndarray
+    intended: str
+    diagnosis: str
+    why: str
+    look: str
+
+
+def _mystery_weights(ticket, *, side="right", mask="both", q_scale=1.0, k_scale=1.0, seed=5, T=6):
+    """Weights of a stand-in self-attention layer over one padded ticket (d_model = 4).
+
+    mask: "both" (causal & padding), "causal" (causal only), "next" (np.tril(k=1) & padding:
+    every token also sees the next one), "self" (np.eye & padding: each token sees only itself).
+    """
+    from course_utils.attention import scaled_dot_product_attention
+
+    n = len(ticket)
+    x_right, _, _ = padded_batch([ticket], length=T)  # (1, T, 4)
+    real = np.arange(T) < n  # (T,)
+    x = x_right[0]
+    if side == "left":
+        x = np.roll(x, T - n, axis=0)  # the padding (zeros) moves to the front
+        real = np.roll(real, T - n)
+    tokens = ["<pad>"] * T
+    for position, token in zip(np.flatnonzero(real), ticket):
+        tokens[position] = token
+    causal = np.tril(np.ones((T, T), dtype=bool))
+    pattern = {
+        "both": causal,
+        "causal": causal,
+        "next": np.tril(np.ones((T, T), dtype=bool), k=1),
+        "self": np.eye(T, dtype=bool),
+    }[mask]
+    full = pattern if mask == "causal" else pattern & real[None, :]
+    w_q, w_k, w_v = np.random.default_rng(seed).normal(size=(3, 4, 4))
+    _, weights = scaled_dot_product_attention(x @ (q_scale * w_q), x @ (k_scale * w_k), x @ w_v, full)
+    return tuple(tokens), weights
+
+
+def _mysteries():
+    intended = "a generating model: causal mask and padding mask (right padding unless the labels say otherwise)"
+    specs = [
+        ("P", TICKETS[1], dict(mask="next"), "future leak",
+         "P is off by one: every token also sees the *next* token (a mask built with np.tril(..., k=1)), "
+         "so 'cable' already puts weight on 'broken'. Weight just right of the diagonal is the sign.",
+         "In P, look just right of the diagonal: may 'cable' attend to 'broken' in a causal model?"),
+        ("Q", TICKETS[2], dict(k_scale=10.0, seed=9), "one-hot rows",
+         "Q's scores are 10 times too large (the keys were not scaled down): every row puts nearly "
+         "all its weight on one key. Check the scale (1 / sqrt(d_k)) and the size of the "
+         "projections before trusting such a sharp pattern.",
+         "In Q, how many cells per row carry visible weight?"),
+        ("R", TICKETS[1], dict(side="left", mask="causal"), "padding leak",
+         "R is left-padded with a causal mask only: the real tokens come after the two <pad> positions, "
+         "so the causal mask does not hide them, and every real token gives weight to the <pad> columns.",
+         "In R, read the rows of the real tokens: is there weight in the <pad> columns?"),
+        ("S", TICKETS[1], dict(), "looks fine",
+         "S is what the intended mask gives: nothing above the diagonal, no weight on the <pad> "
+         "columns in the real rows, and weights that vary from row to row. Looking fine is not an "
+         "explanation of what the layer does, only the absence of these bugs.",
+         "In S, check the three bugs one by one: weight above the diagonal? on the <pad> columns? rows "
+         "that are all equal, all on one key, or all on the diagonal?"),
+        ("T", TICKETS[2], dict(mask="self"), "diagonal",
+         "T puts all the weight on the diagonal: each token attends only to itself (here the mask was "
+         "built with np.eye instead of np.tril), so the layer mixes nothing between tokens.",
+         "In T, where does each row put its weight?"),
+        ("U", TICKETS[0], dict(q_scale=0.0), "uniform rows",
+         "U's rows spread their weight evenly over the permitted keys (1, 1/2, 1/3, 1/4): every score in "
+         "a row is the same. Here the query projection is all zeros; a dead projection, inputs that are "
+         "all alike, or a huge divisor give the same picture.",
+         "In U, compare the weights within each row: 1, 1/2, 1/3, ...?"),
+    ]
+    out = []
+    for label, ticket, kwargs, diagnosis, why, look in specs:
+        tokens, weights = _mystery_weights(ticket, **kwargs)
+        out.append(PlotMystery(label, tokens, weights, intended, diagnosis, why, look))
+    return tuple(out)
+
+
+#: The six heatmaps of the "what is wrong here?" exercise, in the notebook's order.
+PLOT_MYSTERIES = _mysteries()
+
+_NAME_DIAGNOSES = "plot_diagnoses"
+
+
+def _normalise_diagnosis(value):
+    if not isinstance(value, str):
+        return None
+    text = " ".join(value.strip().lower().replace("_", " ").replace("-", " ").split())
+    for name in DIAGNOSES:
+        if text == " ".join(name.replace("-", " ").split()):
+            return name
+    return None
+
+
+@checker(_NAME_DIAGNOSES)
+def check_plot_diagnoses(plot_diagnoses):
+    """Check the "what is wrong here?" exercise: one diagnosis per mystery heatmap.
+
+    Parameters
+    ----------
+    plot_diagnoses : callable
+        The learner's function of no arguments, returning a dict: plot label ("P", "Q", ...) ->
+        one of ``DIAGNOSES`` (case and hyphens do not matter).
+
+    Returns
+    -------
+    CheckResult
+        Correct (with why each plot shows what it shows), not attempted, or wrong with the plots
+        answered right and, as the hint, where to look in the misjudged ones.
+    """
+    total = len(PLOT_MYSTERIES)
+    if not callable(plot_diagnoses):
+        return not_callable(_NAME_DIAGNOSES, plot_diagnoses)
+    call = call_learner(plot_diagnoses, ())
+    if call.stub_raised:
+        return not_attempted(_NAME_DIAGNOSES, total=total)
+    labels = [m.label for m in PLOT_MYSTERIES]
+    example = '`return {"P": "looks fine", "Q": "uniform rows", ...}`'
+    choices = ", ".join(f'"{d}"' for d in DIAGNOSES)
+    if call.error is not None:
+        lines = [f"Not yet right: {_NAME_DIAGNOSES}() raised an error.", field("error", error_text(call.error))]
+        if call.where:
+            lines.append(field("where", call.where))
+        return CheckResult(WRONG, "\n".join(lines),
+                           hint=f"The function takes no arguments and returns a dict, e.g. {example}.",
+                           total=total, case="plot_diagnoses() raised an error")
+    got = call.value
+    if not isinstance(got, dict):
+        return CheckResult(
+            WRONG, f"Not yet right: {_NAME_DIAGNOSES} should return a dict, but it returned {describe(got)}.",
+            hint=f"Return one entry per plot, e.g. {example}.", total=total,
+            case=f"plot_diagnoses() returned {describe(got)}",
+        )
+    keys = {str(k).strip().upper(): v for k, v in got.items()}
+    missing = [label for label in labels if label not in keys]
+    unknown = [k for k in keys if k not in labels]
+    if missing or unknown:
+        parts = []
+        if missing:
+            parts.append(f"missing plot(s) {missing}")
+        if unknown:
+            parts.append(f"unknown label(s) {unknown}")
+        return CheckResult(
+            WRONG, f"Not yet right: the dict has {' and '.join(parts)}; its keys must be {labels}.",
+            hint=f"Use exactly these keys, e.g. {example}.", total=total, case="keys of the dict",
+        )
+    lines, looks, right = [], [], 0
+    for mystery in PLOT_MYSTERIES:
+        answer = _normalise_diagnosis(keys[mystery.label])
+        if answer is None:
+            return CheckResult(
+                WRONG,
+                f"Not yet right: for plot {mystery.label} you returned {fmt_value(keys[mystery.label])}, "
+                "which is not one of the diagnoses.",
+                hint=f"Use one of {choices} for each plot.", total=total,
+                case=f"answer for plot {mystery.label}",
+            )
+        if answer == mystery.diagnosis:
+            right += 1
+            lines.append(field(mystery.label, f"you said {answer!r}: right", indent=2))
+        else:
+            lines.append(field(mystery.label, f"you said {answer!r}: not yet right", indent=2))
+            looks.append(f"{mystery.label}: {mystery.look}")
+    if right == total:
+        why = [field(m.label, f"{m.diagnosis}. {m.why}", indent=2) for m in PLOT_MYSTERIES]
+        return CheckResult(CORRECT, "\n".join([f"Correct: all {total} plots right.", *why]),
+                           passed=total, total=total)
+    return CheckResult(
+        WRONG, "\n".join([f"Not yet right: {right} of {total} plots right.", *lines]),
+        hint="\n".join(looks), passed=right, total=total,
+        case="plots " + ", ".join(labels),
+    )
+
+
+# ================================================================ contributions
+def _reference_contributions(weights, values):
+    from course_utils.influence import contributions
+
+    return contributions(weights, values)
+
+
+def _w(*values):
+    return np.array(values, dtype=float)
+
+
+_CONTRIBUTION_CASES = (
+    Case("one key", (_w(1.0), _w([2.0, -1.0]))),
+    Case("two keys, d_v = 2 (square: T = d_v)", (_w(0.75, 0.25), _w([1.0, 2.0], [3.0, 4.0]))),
+    Case("notebook 01's row: 3 keys, d_v = 2",
+         (np.round(_safe_softmax(ARTICLE_SCORES), 3), ARTICLE_VALUES.copy())),
+    Case("5 keys, d_v = 3, one masked key (weight 0)",
+         (_w(0.1, 0.0, 0.5, 0.15, 0.25),
+          _w([1.0, 0.0, -1.0], [9.0, 9.0, 9.0], [0.5, 2.0, 0.0], [-2.0, 1.0, 1.0], [0.0, 0.0, 4.0]))),
+)
+
+CONTRIBUTIONS_MISTAKES = (
+    KnownMistake(
+        "summed too early",
+        "You returned the output, `weights @ values`: the contributions already added up. Keep one "
+        "row per key: multiply each value vector by its own weight, `weights[:, None] * values`, "
+        "shape (T, d_v). Summing those rows (`.sum(axis=0)`) gives the output back.",
+        reproduce=(
+            lambda w, v: w @ v,
+            lambda w, v: (w[:, None] * v).sum(axis=0),
+            lambda w, v: (w[:, None] * v).sum(axis=-1),
+        ),
+    ),
+    KnownMistake(
+        "norms instead of vectors",
+        "You returned one number per key, the length of each contribution. The exercise asks for the "
+        "contribution *vectors*, shape (T, d_v): `weights[:, None] * values`. (Their lengths, "
+        "`np.linalg.norm(..., axis=-1)`, are the |contribution| column of the table.)",
+        reproduce=(
+            lambda w, v: np.linalg.norm(w[:, None] * v, axis=-1),
+            lambda w, v: w * np.linalg.norm(v, axis=-1),
+        ),
+    ),
+    KnownMistake(
+        "weights along the wrong axis",
+        "`weights * values` lines the weights up with the *columns* of values (numpy broadcasts from "
+        "the last axis), so each coordinate, not each key, gets a weight; it only runs when T equals "
+        "d_v. Give the weights a column shape: `weights[:, None] * values`, (T, 1) * (T, d_v).",
+        reproduce=(lambda w, v: w * v, lambda w, v: w[None, :] * v),
+        error=_BROADCAST_ERROR,
+    ),
+    KnownMistake(
+        "transposed",
+        "Your result has one row per coordinate and one column per key, (d_v, T). Return one row per "
+        "key, (T, d_v): `weights[:, None] * values`, without `.T`.",
+        reproduce=(lambda w, v: (w[:, None] * v).T, lambda w, v: w * v.T),
+    ),
+    KnownMistake(
+        "matrix product",
+        "`@` sums over an axis, but a contribution is an elementwise product: each value vector "
+        "times one number. Use `*`: `weights[:, None] * values`.",
+        error=_MATMUL_ERROR,
+    ),
+)
+
+_CONTRIBUTION_HINTS = {
+    "values": "Row j of the result is `weights[j] * values[j]`: in one line, `weights[:, None] * values`.",
+    "shape": "The result has one row per key and one column per value coordinate: shape (T, d_v).",
+}
+
+
+@checker("contributions")
+def check_contributions(contributions):
+    """Check a learner's ``contributions(weights, values) -> (T, d_v)``, ``weights[j] * values[j]``.
+
+    Returns
+    -------
+    CheckResult
+        Recognises the output instead of the contributions (summed too early), lengths instead of
+        vectors, weights broadcast along the value axis, a transposed result, and ``@``.
+    """
+    return run_check(
+        contributions, name="contributions", reference=_reference_contributions,
+        cases=_CONTRIBUTION_CASES, arg_names=("weights", "values"),
+        known_mistakes=CONTRIBUTIONS_MISTAKES, hints=_CONTRIBUTION_HINTS,
+    )
+
+
+# ================================================================ removal effects
+def _reference_removal_effects(scores, values):
+    from course_utils.influence import removal_effects
+
+    return removal_effects(scores, values)
+
+
+def _removed(scores, values, *, fill=-np.inf, softmax="safe"):
+    """(output, outputs without each key) with key j's score replaced by ``fill``."""
+    scores, values = np.asarray(scores, dtype=float), np.asarray(values, dtype=float)
+    sm = _SOFTMAXES[softmax]
+    output = sm(scores) @ values  # (d_v,)
+    T = scores.shape[0]
+    masked = np.where(np.eye(T, dtype=bool), fill, scores[None, :])  # (T, T)
+    return output, sm(masked) @ values  # (d_v,), (T, d_v)
+
+
+def _effects(scores, values, **knobs):
+    output, without = _removed(scores, values, **knobs)
+    return np.linalg.norm(output - without, axis=-1)
+
+
+def _diffs(scores, values):
+    output, without = _removed(scores, values)
+    return output - without  # (T, d_v)
+
+
+def _weights_times_lengths(scores, values):
+    return _safe_softmax(np.asarray(scores, dtype=float)) * np.linalg.norm(values, axis=-1)
+
+
+_REMOVAL_CASES = (
+    Case("two keys", (_w(1.0, 0.0), _w([1.0, 0.0], [0.0, 2.0]))),
+    Case("notebook 01's row", (ARTICLE_SCORES.copy(), ARTICLE_VALUES.copy())),
+    Case("one key: removing it leaves no permitted key", (_w(0.3), _w([1.0, 2.0]))),
+    Case("a key that is already masked (score -inf)",
+         (_w(1.0, -np.inf, 0.5, 0.0), _w([1.0, 0.0], [5.0, 5.0], [0.0, 1.0], [-1.0, -1.0]))),
+    Case("the experiment's row (5 keys)", (EXPERIMENT_SCORES.copy(), EXPERIMENT_VALUES.copy())),
+    Case("large scores", (_w(1000.0, 999.0, 990.0), _w([1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 9.0]))),
+)
+
+REMOVAL_EFFECTS_MISTAKES = (
+    KnownMistake(
+        "not renormalised",
+        "Your effects are `weight * |value|`, the length of each contribution: the output minus that "
+        "key's share, with the other weights left as they were. That is what zeroing a *weight* does. "
+        "Removing a key means masking its *score* (-inf) before the softmax, so the remaining weights "
+        "are renormalised to sum to one again; then recompute the output and take the norm of the "
+        "change.",
+        reproduce=_weights_times_lengths,
+    ),
+    KnownMistake(
+        "weight as effect",
+        "You returned the weights themselves. The effect of a key is measured, not read off the "
+        "heatmap: remove the key (its score to -inf), recompute the output, and take "
+        "`np.linalg.norm(output - output_without)`.",
+        reproduce=lambda s, v: _safe_softmax(np.asarray(s, dtype=float)),
+    ),
+    KnownMistake(
+        "signed difference",
+        "An effect is a size, one non-negative number per key: the Euclidean norm of the change, "
+        "`np.linalg.norm(output - output_without)`. A signed difference (or its sum over the "
+        "coordinates) lets changes in opposite directions cancel, and its sign depends on the order "
+        "of the subtraction.",
+        reproduce=(
+            lambda s, v: _diffs(s, v),
+            lambda s, v: -_diffs(s, v),
+            lambda s, v: _diffs(s, v).sum(axis=-1),
+            lambda s, v: -_diffs(s, v).sum(axis=-1),
+        ),
+    ),
+    KnownMistake(
+        "difference of norms",
+        "You compare the lengths of the two outputs, `|output| - |output_without|`. Two outputs of the "
+        "same length can point in different directions: take the length of the difference instead, "
+        "`np.linalg.norm(output - output_without)`.",
+        reproduce=(
+            lambda s, v: np.linalg.norm(_removed(s, v)[0]) - np.linalg.norm(_removed(s, v)[1], axis=-1),
+            lambda s, v: np.linalg.norm(_removed(s, v)[1], axis=-1) - np.linalg.norm(_removed(s, v)[0]),
+            lambda s, v: np.abs(np.linalg.norm(_removed(s, v)[0]) - np.linalg.norm(_removed(s, v)[1], axis=-1)),
+        ),
+    ),
+    KnownMistake(
+        "squared norm",
+        "You return the *squared* length of the change, `((output - output_without) ** 2).sum()`. "
+        "Take its square root: `np.linalg.norm(output - output_without)`, so that an effect is in the "
+        "same units as the output.",
+        reproduce=lambda s, v: (_diffs(s, v) ** 2).sum(axis=-1),
+    ),
+    KnownMistake(
+        "other norm",
+        "Measure the change with the Euclidean norm, `np.linalg.norm(output - output_without)` (the "
+        "square root of the sum of squares), not the sum or the largest of the absolute differences.",
+        reproduce=(lambda s, v: np.abs(_diffs(s, v)).sum(axis=-1), lambda s, v: np.abs(_diffs(s, v)).max(axis=-1)),
+    ),
+    KnownMistake(
+        "large negative number in an empty row",
+        "With a single key, removing it leaves no permitted key: the output becomes zero (the "
+        "convention of `course_utils` and PyTorch), so the effect is the length of the output. "
+        "Masking with a large negative number such as -1e9 instead of -inf gives that lone key "
+        "weight 1 again, and the effect 0. Use -np.inf and a softmax that returns zeros for a row "
+        "with nothing left (`cu.softmax` does).",
+        reproduce=lambda s, v: _effects(s, v, fill=-1e9),
+    ),
+    KnownMistake(
+        "score set to 0",
+        "Setting the removed key's *score* to 0 does not remove it: exp(0) = 1, so it still gets "
+        "weight (often more than before). A removed key's score must be -inf, "
+        "`np.where(np.arange(T) == j, -np.inf, scores)`, so that its weight is exactly 0.",
+        reproduce=lambda s, v: _effects(s, v, fill=0.0),
+    ),
+    KnownMistake(
+        "nan when nothing is left",
+        "With a single key, removing it leaves a row of -inf scores: a plain softmax computes "
+        "-inf - (-inf) = nan (or 0 / 0 without the shift). The output must then be all zeros (no "
+        "permitted key: the convention of `course_utils` and PyTorch), so the effect is the length of "
+        "the output. `cu.softmax` returns zeros for such a row; or handle it yourself.",
+        reproduce=lambda s, v: _effects(s, v, softmax="shifted"),
+    ),
+    KnownMistake(
+        "no max shift",
+        "exp of a large score overflows to inf, and inf / inf is nan. Subtract the largest score "
+        "before `np.exp`, or use `cu.softmax`, which does.",
+        reproduce=lambda s, v: _effects(s, v, softmax="naive"),
+    ),
+)
+
+_REMOVAL_HINTS = {
+    "values": (
+        "For each key j: copy the scores, set score j to -np.inf, softmax, multiply by the values, and "
+        "take `np.linalg.norm(output - output_without_j)`, where `output = cu.softmax(scores) @ values`."
+    ),
+    "shape": "Return one effect per key: an array of shape (T,).",
+}
+
+
+@checker("removal_effects")
+def check_removal_effects(removal_effects):
+    """Check a learner's ``removal_effects(scores, values) -> (T,)``.
+
+    Returns
+    -------
+    CheckResult
+        Recognises effects without renormalising (weight * |value|, also what zeroing the weight
+        gives), the weights returned as effects, a signed difference, a difference of norms, a
+        squared norm, another norm, -1e9 or 0 instead of -inf for the removed score, nan when no key
+        is left, and a softmax without the max shift.
+    """
+    return run_check(
+        removal_effects, name="removal_effects", reference=_reference_removal_effects,
+        cases=_REMOVAL_CASES, arg_names=("scores", "values"),
+        known_mistakes=REMOVAL_EFFECTS_MISTAKES, hints=_REMOVAL_HINTS,
+    )
+
+
+# ================================================================ capstone layer
+def _capstone_mask(lengths, T):
+    from course_utils.masks import causal_mask, padding_mask
+
+    return causal_mask(T)[None, :, :] & padding_mask(np.asarray(lengths), T)[:, None, :]  # (B, T, T)
+
+
+def _reference_capstone(x, lengths, w_q, w_k, w_v, w_o, num_heads):
+    from course_utils.multihead import multi_head_attention
+
+    T = np.asarray(x).shape[-2]
+    return multi_head_attention(x, w_q, w_k, w_v, w_o, num_heads, mask=_capstone_mask(lengths, T))
+
+
+def _layer(x, lengths, w_q, w_k, w_v, w_o, num_heads, *, masks="both", combine="and", pad_axis="keys",
+           invert=False, project=True, softmax="safe", fill=-np.inf, scale="head", split=True,
+           head_axis=True):
+    """The capstone layer with one knob per mistake (the buggy versions the checker recognises)."""
+    x = np.asarray(x, dtype=float)
+    lengths = np.asarray(lengths)
+    B, T, d_model = x.shape
+    h = num_heads if split else 1
+    d_head = d_model // h
+    positions = np.arange(T)
+    causal = positions[None, :] <= positions[:, None]  # (T, T)
+    real = positions[None, :] < lengths[:, None]  # (B, T)
+    pad = real[:, None, :] if pad_axis == "keys" else real[:, :, None]  # (B, 1, T) or (B, T, 1)
+    if masks == "causal":
+        mask = np.broadcast_to(causal, (B, T, T))
+    elif masks == "padding":
+        mask = np.broadcast_to(pad, (B, T, T))
+    else:
+        mask = (causal & pad) if combine == "and" else (causal | pad)  # (B, T, T)
+    if invert:
+        mask = ~mask
+
+    def heads(a):  # (B, T, d_model) -> (B, h, T, d_head)
+        return a.reshape(B, T, h, d_head).transpose(0, 2, 1, 3)
+
+    q, k, v = heads(x @ w_q), heads(x @ w_k), heads(x @ w_v)
+    divisor = np.sqrt(d_head) if scale == "head" else np.sqrt(d_model)
+    scores = q @ np.swapaxes(k, -1, -2) / divisor  # (B, h, T, T)
+    scores = np.where(mask[:, None] if head_axis else mask, scores, fill)
+    weights = _SOFTMAXES[softmax](scores)  # (B, h, T, T)
+    merged = (weights @ v).transpose(0, 2, 1, 3).reshape(B, T, d_model)  # (B, T, d_model)
+    output = merged @ w_o if project else merged
+    if not split:
+        weights = weights[:, 0]  # (B, T, T): one head
+    return output, weights
+
+
+def _variants(**fixed):
+    """Buggy layers sharing ``fixed`` knobs, with each usual way of handling a row with no key."""
+    handlings = (dict(), dict(softmax="shifted"), dict(fill=-1e9))
+    return tuple(
+        (lambda *args, kw={**handling, **fixed}: _layer(*args, **kw)) for handling in handlings
+    )
+
+
+def _inputs(seed, B, T, d_model, lengths, x=None):
+    rng = np.random.default_rng(seed)
+    if x is None:
+        x = rng.normal(size=(B, T, d_model)).round(2)
+    ws = [(rng.normal(size=(d_model, d_model)) / np.sqrt(d_model)).round(2) for _ in range(4)]
+    return (x, np.array(lengths, dtype=int), *ws)
+
+
+def _capstone_cases():
+    tickets_x, tickets_lengths, _ = padded_batch()  # (4, 6, 4), lengths (4,)
+    return (
+        Case("one ticket of length 2 padded to 3, one head (d_model = 2)",
+             (*_inputs(50, 1, 3, 2, [2]), 1)),
+        Case("two tickets of lengths 3 and 1, two heads (d_model = 4)",
+             (*_inputs(51, 2, 3, 4, [3, 1]), 2)),
+        Case("a ticket of length 0: every key is padding, so its rows have no permitted key",
+             (*_inputs(52, 2, 3, 4, [2, 0]), 2)),
+        Case("the four toy tickets of notebook 03 padded to 6, two heads",
+             (*_inputs(53, 4, 6, 4, tickets_lengths, x=tickets_x), 2)),
+        Case("three tickets of lengths 5, 0, 2, four heads (d_model = 8)",
+             (*_inputs(54, 3, 5, 8, [5, 0, 2]), 4)),
+    )
+
+
+_CAPSTONE_CASES = _capstone_cases()
+
+CAPSTONE_MISTAKES = (
+    KnownMistake(
+        "no output projection",
+        "Everything matches except the last step: after merging the heads, multiply by the output "
+        "projection, `output = cu.merge_heads(heads) @ w_o` (notebook 04).",
+        reproduce=_variants(project=False),
+    ),
+    KnownMistake(
+        "nan rows",
+        "Some query rows have no permitted key (here a ticket of length 0: every key is padding). A "
+        "plain softmax turns such a row into nan (-inf - (-inf)), and the nan reaches the output. Give "
+        "such rows zero weights and a zero output, as `course_utils` and PyTorch do: use `cu.softmax` "
+        "(it returns zeros for an all -inf row) or `has_key = mask.any(axis=-1, keepdims=True)` and "
+        "`np.where(has_key, weights, 0.0)`.",
+        reproduce=lambda *a: _layer(*a, softmax="shifted"),
+    ),
+    KnownMistake(
+        "large negative number in an empty row",
+        "Some query rows have no permitted key (a ticket of length 0). Masking with -1e9 instead of "
+        "-inf spreads such a row's weight over keys that should stay hidden. Those rows must get zero "
+        "weights and a zero output: mask with -np.inf and use `cu.softmax` (zeros for an all -inf row), "
+        "or zero them explicitly with `mask.any(axis=-1, keepdims=True)`.",
+        reproduce=lambda *a: _layer(*a, fill=-1e9),
+    ),
+    KnownMistake(
+        "causal only",
+        "You use the causal mask only: the padding mask is missing. With right padding the causal mask "
+        "already hides the <pad> keys from the real tokens, but the <pad> queries still attend to <pad> "
+        "keys, and a ticket of length 0 must have no permitted key at all. Build the key padding mask "
+        "too, `np.arange(T)[None, :] < lengths[:, None]` (B, T), and combine: "
+        "`causal[None, :, :] & real_keys[:, None, :]` (B, T, T).",
+        reproduce=_variants(masks="causal"),
+    ),
+    KnownMistake(
+        "padding only",
+        "You use the padding mask only: the causal mask is missing, so every token sees the tokens "
+        "after it. Build it too (`np.arange(T)[None, :] <= np.arange(T)[:, None]`, (T, T)) and combine "
+        "the two with `&`.",
+        reproduce=_variants(masks="padding"),
+    ),
+    KnownMistake(
+        "padding on the queries",
+        "Your padding mask blocks the <pad> *queries* (rows) instead of the <pad> *keys* (columns): "
+        "`real[:, :, None]` where it should be `real[:, None, :]`. A key padding mask has shape "
+        "(B, 1, T): the same columns blocked for every query.",
+        reproduce=_variants(pad_axis="queries"),
+    ),
+    KnownMistake(
+        "combined with or",
+        "You combine the masks with `|` (or): a key is then allowed if it is earlier *or* real, so "
+        "tokens see later real tokens and <pad> keys. A key must pass both masks: `causal & padding`.",
+        reproduce=_variants(combine="or"),
+    ),
+    KnownMistake(
+        "inverted mask",
+        "Your mask is inverted: True where attention is blocked. This course follows PyTorch's "
+        "`scaled_dot_product_attention`: True = may attend, and `np.where(mask, scores, -np.inf)` keeps "
+        "the scores where the mask is True.",
+        reproduce=_variants(invert=True),
+    ),
+    KnownMistake(
+        "mask without a head axis",
+        "The scores of every head have shape (B, h, T, T), but your mask is (B, T, T): numpy lines it "
+        "up from the right, so ticket b's mask lands on head b (or the shapes do not broadcast). Add "
+        "the head axis: `mask[:, None, :, :]`, shape (B, 1, T, T), shared by every head.",
+        reproduce=_variants(head_axis=False),
+        error=_BROADCAST_ERROR,
+    ),
+    KnownMistake(
+        "scale with d_model",
+        "Each head compares queries and keys of width d_head = d_model // num_heads, so its scores are "
+        "divided by `np.sqrt(d_head)`, not `np.sqrt(d_model)`.",
+        reproduce=_variants(scale="model"),
+    ),
+    KnownMistake(
+        "one head",
+        "Your weights have no head axis, shape (B, T, T). Return the weights of every head, shape "
+        "(B, h, T, T): not their average, and not one attention over all d_model columns. Split the "
+        "projections into heads, `cu.split_heads(x @ w_q, num_heads)` (B, h, T, d_head), attend in every "
+        "head, then `cu.merge_heads` the head outputs.",
+        reproduce=_variants(split=False),
+    ),
+    KnownMistake(
+        "swapped outputs",
+        "Return the output first, then the weights: `return output, weights`.",
+        reproduce=lambda *a: _layer(*a)[::-1],
+    ),
+)
+
+_CAPSTONE_HINTS = {
+    "values": (
+        "Go step by step on the failing input: build the (B, T, T) mask and print it as 0/1; compare it "
+        "with `cu.causal_mask(T)[None] & cu.padding_mask(lengths, T)[:, None, :]`; then check the scale "
+        "(sqrt(d_head)) and the output projection."
+    ),
+    "structure": "The layer returns two things: `return output, weights`.",
+    "shape": "output has shape (B, T, d_model) and weights (B, num_heads, T, T).",
+    "nonfinite": (
+        "nan appears where a row has no permitted key (a ticket of length 0) and the softmax divides "
+        "0 by 0. Give such rows zero weights: `cu.softmax` does."
+    ),
+}
+
+
+@checker("capstone_layer")
+def check_capstone_layer(capstone_layer):
+    """Check the capstone ``capstone_layer(x, lengths, w_q, w_k, w_v, w_o, num_heads) -> (output, weights)``.
+
+    The expected result is ``cu.multi_head_attention(x, w_q, w_k, w_v, w_o, num_heads, mask)`` with
+    ``mask = cu.causal_mask(T)[None] & cu.padding_mask(lengths, T)[:, None, :]``; a query with no
+    permitted key (a ticket of length 0) has zero weights and a zero output row.
+
+    Returns
+    -------
+    CheckResult
+        Recognises a missing output projection, nan or -1e9 rows for queries with no permitted key,
+        the causal or the padding mask forgotten, padding applied to the queries, masks combined with
+        ``|``, an inverted mask, a mask without a head axis, scaling by sqrt(d_model), no split into
+        heads, and swapped outputs.
+    """
+    return run_check(
+        capstone_layer, name="capstone_layer", reference=_reference_capstone,
+        cases=_CAPSTONE_CASES, arg_names=("x", "lengths", "w_q", "w_k", "w_v", "w_o", "num_heads"),
+        output_names=("output", "weights"), known_mistakes=CAPSTONE_MISTAKES, hints=_CAPSTONE_HINTS,
+    )

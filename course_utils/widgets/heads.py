@@ -1,0 +1,270 @@
+"""The notebook-04 dashboard: how many heads, which head, and every head's attention weights.
+
+``HeadsDashboard``
+    The ticket "my charger is missing please" (wide seeded embeddings, d_model = 8) through one
+    set of seeded projection matrices W_Q, W_K, W_V, W_O, split into 1, 2, 4 or 8 heads. Top: the
+    weights of every head (the figure holds 8 small heatmaps; the unused ones are hidden). Bottom
+    left: the selected head, large, with its numbers. Bottom right: the concatenation of the
+    heads' outputs, (T, d_model), before W_O, with the selected head's columns outlined. A
+    checkbox applies the causal mask, shared by every head.
+
+Computed with the reference ``course_utils.multi_head_attention`` (weights and output) and
+``course_utils.split_heads`` / ``merge_heads`` / ``scaled_dot_product_attention`` (the
+concatenated head outputs).
+"""
+import ipywidgets
+import numpy as np
+from matplotlib.patches import Rectangle
+
+from course_utils.attention import scaled_dot_product_attention
+from course_utils.heads import embed_wide, head_columns, random_projections
+from course_utils.masks import causal_mask
+from course_utils.multihead import merge_heads, multi_head_attention, split_heads
+from course_utils.plots import attention_heatmap, update_heatmap
+from course_utils.tickets import TICKET
+from course_utils.widgets._base import Dashboard
+
+__all__ = ["HeadsDashboard", "HEAD_OPTIONS"]
+
+#: The numbers of heads the slider offers (each divides d_model = 8).
+HEAD_OPTIONS = (1, 2, 4, 8)
+
+_VERMILLION = "#D55E00"
+_BLOCKED = dict(facecolor="0.82", edgecolor="0.45", hatch="///", linewidth=0.0)
+
+
+def _hatch_grid(ax, n):
+    """An (n, n) grid of hidden hatched squares over a heatmap, one per cell."""
+    patches = np.empty((n, n), dtype=object)
+    for i in range(n):
+        for j in range(n):
+            patch = Rectangle((j - 0.5, i - 0.5), 1.0, 1.0, zorder=2, visible=False, **_BLOCKED)
+            ax.add_patch(patch)
+            patches[i, j] = patch
+    return patches
+
+
+class HeadsDashboard(Dashboard):
+    """Every head's attention weights for 1, 2, 4 or 8 heads of one fixed set of matrices.
+
+    The matrices never change: ``num_heads`` only decides how their d_model = 8 columns are cut
+    into heads (d_head = 8 // num_heads columns each), so the parameter count stays 4 * 8 * 8.
+
+    Parameters
+    ----------
+    tokens : sequence of str, default TICKET
+        The sequence (tokens of ``course_utils.heads.VOCABULARY``).
+    num_heads : int, default 4
+        One of ``HEAD_OPTIONS``.
+    head : int, default 0
+        The selected head, 0 <= head < num_heads.
+    causal : bool, default False
+        Apply the causal mask (the same for every head).
+    seed : int, default 0
+        Seed of ``course_utils.heads.random_projections``.
+    embedding_seed : int, default 0
+        Seed of ``course_utils.heads.embed_wide``.
+
+    Attributes
+    ----------
+    x : ndarray, shape (T, d_model)
+    W_Q, W_K, W_V, W_O : ndarray, shape (d_model, d_model)
+    weights : ndarray, shape (num_heads, T, T)
+        Every head's weights, as drawn now.
+    concat : ndarray, shape (T, d_model)
+        The heads' outputs side by side, before W_O.
+    output : ndarray, shape (T, d_model)
+        ``concat @ W_O``, the multi-head output.
+    mask : ndarray of bool, shape (T, T), or None
+    head : int
+        The head drawn large (the slider's value, clamped to num_heads - 1).
+    small_axes, small_images : lists of length 8
+        The small heatmaps; only the first num_heads are visible.
+    big_image : AxesImage, concat_image : AxesImage
+    block_lines : list of 7 Line2D
+        Separators between the heads' column blocks in the concatenation.
+    selection_box : Rectangle
+        Outlines the selected head's columns in the concatenation.
+    summary : Text
+
+    Controls: ``num_heads`` (SelectionSlider over 1, 2, 4, 8), ``head`` (IntSlider whose maximum
+    follows num_heads - 1) and ``causal`` (Checkbox): ``dashboard.set(num_heads=8, head=5)``.
+    """
+
+    figsize = (12.0, 7.0)
+    max_heads = max(HEAD_OPTIONS)
+
+    def __init__(self, tokens=TICKET, num_heads=4, head=0, causal=False, seed=0, embedding_seed=0):
+        self.tokens = tuple(str(t) for t in tokens)
+        if not self.tokens:
+            raise ValueError("tokens is empty; give at least one token")
+        if num_heads not in HEAD_OPTIONS:
+            raise ValueError(f"num_heads={num_heads!r} is not one of the slider's values {HEAD_OPTIONS}")
+        if not 0 <= head < num_heads:
+            raise ValueError(f"head={head!r} must lie in [0, {num_heads - 1}] for num_heads={num_heads}")
+        self.x = embed_wide(self.tokens, seed=embedding_seed)  # (T, d_model); KeyError for unknown tokens
+        self.d_model = self.x.shape[-1]
+        self.W_Q, self.W_K, self.W_V, self.W_O = random_projections(self.d_model, seed)
+        self._initial = dict(num_heads=int(num_heads), head=int(head), causal=bool(causal))
+        # The concatenation's colour scale: fixed over every layout, so colours compare.
+        largest = max(np.abs(self.compute(h, False)[1]).max() for h in HEAD_OPTIONS)
+        largest = max(largest, max(np.abs(self.compute(h, True)[1]).max() for h in HEAD_OPTIONS))
+        self._concat_limit = float(np.ceil(largest))
+        super().__init__()
+
+    # ---------------------------------------------------------------- numbers
+    def compute(self, num_heads, causal):
+        """(weights (h, T, T), concat (T, d_model), output (T, d_model), mask) with the reference code."""
+        T = len(self.tokens)
+        mask = causal_mask(T) if causal else None
+        output, weights = multi_head_attention(
+            self.x, self.W_Q, self.W_K, self.W_V, self.W_O, num_heads, mask=mask
+        )  # (T, d_model), (h, T, T)
+        q = split_heads(self.x @ self.W_Q, num_heads)  # (h, T, d_head)
+        k = split_heads(self.x @ self.W_K, num_heads)  # (h, T, d_head)
+        v = split_heads(self.x @ self.W_V, num_heads)  # (h, T, d_head)
+        heads, _ = scaled_dot_product_attention(q, k, v, mask)  # (h, T, d_head)
+        concat = merge_heads(heads)  # (T, h * d_head) = (T, d_model)
+        return weights, concat, output, mask
+
+    # ---------------------------------------------------------------- controls
+    def make_controls(self):
+        init = self._initial
+        style = {"description_width": "initial"}
+        return {
+            "num_heads": ipywidgets.SelectionSlider(
+                options=list(HEAD_OPTIONS), value=init["num_heads"], description="number of heads",
+                continuous_update=False, style=style, layout=ipywidgets.Layout(width="380px"),
+            ),
+            "head": ipywidgets.IntSlider(
+                value=init["head"], min=0, max=init["num_heads"] - 1, description="selected head",
+                continuous_update=False, style=style, layout=ipywidgets.Layout(width="380px"),
+            ),
+            "causal": ipywidgets.Checkbox(
+                value=init["causal"], description="causal mask (shared by every head)", indent=False,
+            ),
+        }
+
+    def set(self, **values):
+        """Change controls programmatically, e.g. ``set(num_heads=8, head=5)`` (one redraw).
+
+        A new ``num_heads`` is applied first, so ``head`` may use the range it allows.
+
+        Raises
+        ------
+        ValueError
+            For an unknown control, a num_heads not in ``HEAD_OPTIONS``, or a head out of range.
+        """
+        unknown = sorted(set(values) - set(self.controls))
+        if unknown:
+            raise ValueError(f"unknown control(s) {unknown}; this dashboard has {list(self.controls)}")
+        if "num_heads" in values:
+            num_heads = values["num_heads"]
+            if num_heads not in HEAD_OPTIONS:
+                raise ValueError(f"num_heads={num_heads!r} is not one of {HEAD_OPTIONS}")
+            head = values.get("head", 0)
+            if not 0 <= head < num_heads:
+                raise ValueError(f"head={head!r} must lie in [0, {num_heads - 1}] for num_heads={num_heads}")
+            was_batch = self._batch
+            self._batch = True  # widen (or clamp) the head slider for the new number, without a redraw
+            try:
+                self.controls["head"].max = num_heads - 1
+            finally:
+                self._batch = was_batch
+        return super().set(**values)
+
+    # ---------------------------------------------------------------- figure
+    def build(self, fig):
+        T, n = len(self.tokens), self.max_heads
+        blank = np.zeros((T, T))
+        # Top: one small heatmap per head, at most 8 in a row (ticks would crowd them; the large
+        # heatmap below has the labels). The unused ones are hidden.
+        top = fig.add_gridspec(1, n, left=0.03, right=0.99, bottom=0.66, top=0.88, wspace=0.3)
+        self.small_axes, self.small_images, self.small_hatches = [], [], []
+        for i in range(n):
+            ax = fig.add_subplot(top[0, i])
+            image = ax.imshow(blank, cmap="cividis", vmin=0.0, vmax=1.0, aspect="equal")
+            ax.set_xticks([])
+            ax.set_yticks([])
+            self.small_axes.append(ax)
+            self.small_images.append(image)
+            self.small_hatches.append(_hatch_grid(ax, T))
+        bottom = fig.add_gridspec(1, 2, left=0.1, right=0.97, bottom=0.14, top=0.55, wspace=0.28,
+                                  width_ratios=[1.0, 1.25])
+        self.ax_big = fig.add_subplot(bottom[0, 0])
+        self.big_image = attention_heatmap(blank, self.tokens, self.tokens, ax=self.ax_big, annotate=True)
+        self.big_hatches = _hatch_grid(self.ax_big, T)
+        self.ax_concat = fig.add_subplot(bottom[0, 1])
+        limit = self._concat_limit
+        self.concat_image = self.ax_concat.imshow(
+            np.zeros((T, self.d_model)), cmap="PuOr", vmin=-limit, vmax=limit, aspect="equal",
+        )
+        self.ax_concat.set_yticks(range(T), self.tokens)
+        self.ax_concat.set_xticks(range(self.d_model))
+        self.ax_concat.set_xlabel(f"column of the concatenation (d_model = {self.d_model})")
+        fig.colorbar(self.concat_image, ax=self.ax_concat, shrink=0.8, pad=0.02, label="value")
+        self.block_lines = [
+            self.ax_concat.axvline(j - 0.5, color="black", linewidth=2.0) for j in range(1, self.d_model)
+        ]
+        self.selection_box = Rectangle(
+            (-0.5, -0.5), 1.0, T, fill=False, edgecolor=_VERMILLION, linewidth=3.0, zorder=4, clip_on=False,
+        )
+        self.ax_concat.add_patch(self.selection_box)
+        self.summary = fig.text(0.5, 0.99, "", ha="center", va="top", fontsize=11)
+        fig.text(0.5, 0.945, "every head's weights (rows: queries, columns: keys, in the order of the large plot)",
+                 ha="center", va="top", fontsize=9, color="0.3")
+
+    def draw(self, num_heads, head, causal):
+        head_control = self.controls["head"]
+        if head_control.max != num_heads - 1:
+            was_batch = self._batch
+            self._batch = True  # the clamp below changes the value: no second redraw
+            try:
+                head_control.max = num_heads - 1  # ipywidgets clamps the value into range
+            finally:
+                self._batch = was_batch
+        head = min(int(head), num_heads - 1)
+        weights, concat, output, mask = self.compute(num_heads, causal)
+        T = len(self.tokens)
+        d_head = self.d_model // num_heads
+        blocked = np.zeros((T, T), dtype=bool) if mask is None else ~mask
+        for i, (ax, image, hatches) in enumerate(zip(self.small_axes, self.small_images, self.small_hatches)):
+            ax.set_visible(i < num_heads)
+            if i >= num_heads:
+                continue
+            image.set_data(weights[i])
+            for (r, c), is_blocked in np.ndenumerate(blocked):
+                hatches[r, c].set_visible(is_blocked)
+            selected = i == head
+            for spine in ax.spines.values():
+                spine.set_edgecolor(_VERMILLION if selected else "black")
+                spine.set_linewidth(3.0 if selected else 0.8)
+            cols = head_columns(i, num_heads, self.d_model)
+            ax.set_title(f"head {i}\ncolumns {cols.start}:{cols.stop}", fontsize=9,
+                         color=_VERMILLION if selected else "black",
+                         fontweight="bold" if selected else "normal")
+        update_heatmap(self.big_image, weights[head])
+        for (r, c), is_blocked in np.ndenumerate(blocked):
+            self.big_hatches[r, c].set_visible(is_blocked)
+            if is_blocked:
+                self.big_image._cell_texts[r, c].set_text("")  # no number in a masked cell
+        cols = head_columns(head, num_heads, self.d_model)
+        self.ax_big.set_title(f"head {head} of {num_heads}, large", fontsize=11, color=_VERMILLION)
+        self.ax_big.set_xlabel("key (attended to)" + ("; hatched = masked out" if causal else ""))
+        self.concat_image.set_data(concat)
+        for j, line in enumerate(self.block_lines, start=1):
+            line.set_visible(j % d_head == 0)
+        self.selection_box.set_x(cols.start - 0.5)
+        self.selection_box.set_width(d_head)
+        what = "the one head's output" if num_heads == 1 else f"the {num_heads} heads' outputs side by side"
+        self.ax_concat.set_title(
+            f"{what} (T x d_model), before W_O;\nhead {head} fills columns {cols.start}:{cols.stop}", fontsize=10,
+        )
+        per_head = 3 * self.d_model * d_head + d_head * self.d_model
+        self.summary.set_text(
+            f"{num_heads} head{'s' if num_heads > 1 else ''} of width d_head = {d_head}: "
+            f"{num_heads} x (3 x 8 x {d_head} + {d_head} x 8) = {num_heads * per_head} parameters in "
+            f"W_Q, W_K, W_V, W_O; causal mask {'on' if causal else 'off'}"
+        )
+        self.weights, self.concat, self.output, self.mask, self.head = weights, concat, output, mask, head
+        self.num_heads = num_heads

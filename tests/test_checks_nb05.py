@@ -1,0 +1,567 @@
+"""Notebook 05 checkers against the reference, the stub, and the wrong answers learners write.
+
+Each mutant is a function a learner plausibly writes. The test asserts the checker calls it
+wrong, at the expected (first failing) case, with the hint for that mistake (None: a generic hint).
+"""
+import numpy as np
+import pytest
+
+import course_utils as cu
+from course_utils.checks import (
+    CAPSTONE_MISTAKES,
+    CONTRIBUTIONS_MISTAKES,
+    DIAGNOSES,
+    PLOT_MYSTERIES,
+    REMOVAL_EFFECTS_MISTAKES,
+    check_capstone_layer,
+    check_contributions,
+    check_plot_diagnoses,
+    check_removal_effects,
+)
+from course_utils.influence import contributions as reference_contributions
+from course_utils.influence import removal_effects as reference_removal_effects
+
+
+def stub(*args):
+    # YOUR CODE HERE
+    raise NotImplementedError()
+
+
+def assert_wrong(result, case_number, hint_word):
+    assert result.status == "wrong", result.text
+    assert not result
+    assert result.message.startswith("Not yet right")
+    assert result.case.startswith(f"case {case_number} of "), result.text
+    assert hint_word in result.hint, result.text
+    assert "Traceback" not in result.text
+
+
+def check_mutant(check, mistakes, mutant, case_number, mistake_name, hint_word):
+    result = check(mutant)
+    assert_wrong(result, case_number, hint_word)
+    specific = {m.name: m.hint for m in mistakes}
+    if mistake_name is None:
+        assert not any(result.hint.startswith(h) for h in specific.values()), result.text
+    else:
+        assert result.hint.startswith(specific[mistake_name]), result.text
+
+
+# ============================================================================ contributions
+def contributions_loop(weights, values):
+    out = np.zeros_like(values, dtype=float)
+    for j in range(len(weights)):
+        out[j] = weights[j] * values[j]
+    return out
+
+
+def contributions_einsum(weights, values):
+    return np.einsum("t,td->td", weights, values)
+
+
+def contributions_diag(weights, values):
+    return np.diag(weights) @ values
+
+
+def contributions_reshape(weights, values):
+    return weights.reshape(-1, 1) * values
+
+
+@pytest.mark.parametrize(
+    "fn", [reference_contributions, contributions_loop, contributions_einsum, contributions_diag, contributions_reshape]
+)
+def test_contributions_correct(fn):
+    result = check_contributions(fn)
+    assert result.status == "correct", result.text
+    assert result.message == "Correct: all 4 cases passed."
+
+
+def test_contributions_stub_not_attempted():
+    result = check_contributions(stub)
+    assert result.status == "not attempted"
+    assert "contributions still raises NotImplementedError" in result.message
+
+
+def contributions_output(weights, values):
+    return weights @ values
+
+
+def contributions_summed_rows(weights, values):
+    return (weights[:, None] * values).sum(axis=0)
+
+
+def contributions_lengths(weights, values):
+    return np.linalg.norm(weights[:, None] * values, axis=1)
+
+
+def contributions_weight_times_length(weights, values):
+    return weights * np.linalg.norm(values, axis=1)
+
+
+def contributions_plain_product(weights, values):
+    return weights * values
+
+
+def contributions_transposed(weights, values):
+    return (weights[:, None] * values).T
+
+
+def contributions_matmul(weights, values):
+    return weights[:, None] @ values
+
+
+def contributions_no_return(weights, values):
+    weights[:, None] * values
+
+
+def contributions_in_place(weights, values):
+    values *= weights[:, None]
+    return values
+
+
+CONTRIBUTION_MUTANTS = [
+    (contributions_output, 1, "summed too early", "already added up"),
+    (contributions_summed_rows, 1, "summed too early", "already added up"),
+    (contributions_lengths, 1, "norms instead of vectors", "one number per key"),
+    (contributions_weight_times_length, 1, "norms instead of vectors", "one number per key"),
+    (contributions_plain_product, 2, "weights along the wrong axis", "*columns*"),
+    (contributions_transposed, 1, "transposed", "(d_v, T)"),
+    (contributions_matmul, 2, "matrix product", "elementwise"),
+    (contributions_no_return, 1, None, "`return"),
+    (contributions_in_place, 2, None, "caller's array"),
+]
+
+
+@pytest.mark.parametrize("mutant, case_number, mistake, hint_word", CONTRIBUTION_MUTANTS,
+                         ids=[m[0].__name__ for m in CONTRIBUTION_MUTANTS])
+def test_contributions_mutant(mutant, case_number, mistake, hint_word):
+    check_mutant(check_contributions, CONTRIBUTIONS_MISTAKES, mutant, case_number, mistake, hint_word)
+
+
+def test_every_contributions_mistake_has_a_mutant():
+    assert {m.name for m in CONTRIBUTIONS_MISTAKES} == {m for _, _, m, _ in CONTRIBUTION_MUTANTS} - {None}
+
+
+def test_contributions_broadcast_error_is_recognised():
+    """weights * values on notebook 01's row, (3,) * (3, 2), fails to broadcast: same hint."""
+    from course_utils.checks.nb05 import _CONTRIBUTION_CASES
+
+    result = check_contributions(lambda w, v: w * v if w.shape[0] != 2 else w[:, None] * v)
+    assert_wrong(result, 3, "*columns*")
+    assert "could not be broadcast" in result.message
+    assert len(_CONTRIBUTION_CASES) == 4
+
+
+# ============================================================================ removal effects
+def removal_loop(scores, values):
+    full = cu.softmax(scores) @ values
+    effects = np.zeros(len(scores))
+    for j in range(len(scores)):
+        masked = scores.copy()
+        masked[j] = -np.inf
+        effects[j] = np.linalg.norm(full - cu.softmax(masked) @ values)
+    return effects
+
+
+def removal_delete(scores, values):
+    full, _ = cu.attention_row(scores, values)
+    effects = []
+    for j in range(len(scores)):
+        without, _ = cu.attention_row(np.delete(scores, j), np.delete(values, j, axis=0))
+        effects.append(np.linalg.norm(full - without))
+    return np.array(effects)
+
+
+def removal_explicit_empty_rows(scores, values):
+    """Own softmax, with an explicit rule for a row with nothing left."""
+    def softmax(s):
+        if np.isneginf(s).all():
+            return np.zeros_like(s)
+        e = np.exp(s - s.max())
+        return e / e.sum()
+
+    full = softmax(scores) @ values
+    return np.array([
+        np.linalg.norm(full - softmax(np.where(np.arange(len(scores)) == j, -np.inf, scores)) @ values)
+        for j in range(len(scores))
+    ])
+
+
+@pytest.mark.parametrize("fn", [reference_removal_effects, removal_loop, removal_delete, removal_explicit_empty_rows])
+def test_removal_correct(fn):
+    result = check_removal_effects(fn)
+    assert result.status == "correct", result.text
+    assert result.message == "Correct: all 6 cases passed."
+
+
+def test_removal_stub_not_attempted():
+    result = check_removal_effects(stub)
+    assert result.status == "not attempted"
+
+
+def removal_subtract_share(scores, values):
+    weights = cu.softmax(scores)
+    full = weights @ values
+    return np.array([np.linalg.norm(full - (full - weights[j] * values[j])) for j in range(len(scores))])
+
+
+def removal_zero_the_weight(scores, values):
+    weights = cu.softmax(scores)
+    full = weights @ values
+    effects = []
+    for j in range(len(scores)):
+        zeroed = weights.copy()
+        zeroed[j] = 0.0
+        effects.append(np.linalg.norm(full - zeroed @ values))
+    return np.array(effects)
+
+
+def removal_weights(scores, values):
+    return cu.softmax(scores)
+
+
+def _outputs(scores, values, fill=-np.inf, softmax=cu.softmax):
+    full = softmax(scores) @ values
+    without = np.array([softmax(np.where(np.arange(len(scores)) == j, fill, scores)) @ values
+                        for j in range(len(scores))])
+    return full, without
+
+
+def removal_signed_vectors(scores, values):
+    full, without = _outputs(scores, values)
+    return without - full
+
+
+def removal_signed_sum(scores, values):
+    full, without = _outputs(scores, values)
+    return (full - without).sum(axis=1)
+
+
+def removal_norm_difference(scores, values):
+    full, without = _outputs(scores, values)
+    return np.linalg.norm(full) - np.linalg.norm(without, axis=1)
+
+
+def removal_squared(scores, values):
+    full, without = _outputs(scores, values)
+    return ((full - without) ** 2).sum(axis=1)
+
+
+def removal_l1(scores, values):
+    full, without = _outputs(scores, values)
+    return np.abs(full - without).sum(axis=1)
+
+
+def removal_big_negative(scores, values):
+    full, without = _outputs(scores, values, fill=-1e9)
+    return np.linalg.norm(full - without, axis=1)
+
+
+def removal_score_zero(scores, values):
+    full, without = _outputs(scores, values, fill=0.0)
+    return np.linalg.norm(full - without, axis=1)
+
+
+def _plain_softmax(s):
+    e = np.exp(s - np.max(s))
+    return e / e.sum()
+
+
+def removal_plain_softmax(scores, values):
+    full, without = _outputs(scores, values, softmax=_plain_softmax)
+    return np.linalg.norm(full - without, axis=1)
+
+
+def removal_no_shift_but_empty_rows_handled(scores, values):
+    def softmax(s):
+        if np.isneginf(s).all():
+            return np.zeros_like(s)
+        e = np.exp(s)
+        return e / e.sum()
+
+    full, without = _outputs(scores, values, softmax=softmax)
+    return np.linalg.norm(full - without, axis=1)
+
+
+def removal_one_key_only(scores, values):
+    full, without = _outputs(scores, values)
+    return np.linalg.norm(full - without[0])  # a single number
+
+
+REMOVAL_MUTANTS = [
+    (removal_subtract_share, 1, "not renormalised", "renormalised"),
+    (removal_zero_the_weight, 1, "not renormalised", "zeroing a *weight*"),
+    (removal_weights, 1, "weight as effect", "returned the weights"),
+    (removal_signed_vectors, 1, "signed difference", "non-negative"),
+    (removal_signed_sum, 1, "signed difference", "non-negative"),
+    (removal_norm_difference, 1, "difference of norms", "length of the difference"),
+    (removal_squared, 1, "squared norm", "*squared*"),
+    (removal_l1, 1, "other norm", "Euclidean"),
+    (removal_big_negative, 3, "large negative number in an empty row", "-1e9"),
+    (removal_score_zero, 1, "score set to 0", "exp(0) = 1"),
+    (removal_plain_softmax, 3, "nan when nothing is left", "nan"),
+    (removal_no_shift_but_empty_rows_handled, 6, "no max shift", "overflows"),
+    (removal_one_key_only, 1, None, "one effect per key"),
+]
+
+
+@pytest.mark.parametrize("mutant, case_number, mistake, hint_word", REMOVAL_MUTANTS,
+                         ids=[m[0].__name__ for m in REMOVAL_MUTANTS])
+def test_removal_mutant(mutant, case_number, mistake, hint_word):
+    check_mutant(check_removal_effects, REMOVAL_EFFECTS_MISTAKES, mutant, case_number, mistake, hint_word)
+
+
+def test_every_removal_mistake_has_a_mutant():
+    assert {m.name for m in REMOVAL_EFFECTS_MISTAKES} == {m for _, _, m, _ in REMOVAL_MUTANTS} - {None}
+
+
+def test_removal_nan_is_reported_without_a_warning_leaking(recwarn):
+    result = check_removal_effects(removal_plain_softmax)
+    assert "nan" in result.message
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
+# ============================================================================ capstone
+def capstone_solution(x, lengths, w_q, w_k, w_v, w_o, num_heads):
+    """The notebook's solution."""
+    B, T, d_model = x.shape
+    d_head = d_model // num_heads
+    positions = np.arange(T)
+    causal = positions[None, :] <= positions[:, None]
+    real_keys = positions[None, :] < lengths[:, None]
+    mask = causal[None, :, :] & real_keys[:, None, :]
+    q = cu.split_heads(x @ w_q, num_heads)
+    k = cu.split_heads(x @ w_k, num_heads)
+    v = cu.split_heads(x @ w_v, num_heads)
+    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(d_head)
+    scores = np.where(mask[:, None, :, :], scores, -np.inf)
+    has_key = mask[:, None, :, :].any(axis=-1, keepdims=True)
+    weights = np.where(has_key, cu.softmax(scores), 0.0)
+    return cu.merge_heads(weights @ v) @ w_o, weights
+
+
+def capstone_with_references(x, lengths, w_q, w_k, w_v, w_o, num_heads):
+    T = x.shape[1]
+    mask = cu.causal_mask(T) & cu.padding_mask(lengths, T)[:, None, :]
+    return cu.multi_head_attention(x, w_q, w_k, w_v, w_o, num_heads, mask)
+
+
+def capstone_head_loop(x, lengths, w_q, w_k, w_v, w_o, num_heads):
+    """Slices the columns of each head and uses cu.scaled_dot_product_attention."""
+    B, T, d_model = x.shape
+    d_head = d_model // num_heads
+    mask = np.tril(np.ones((T, T), dtype=bool))[None] & (np.arange(T)[None, :] < lengths[:, None])[:, None, :]
+    outs, ws = [], []
+    for h in range(num_heads):
+        cols = slice(h * d_head, (h + 1) * d_head)
+        o, w = cu.scaled_dot_product_attention(x @ w_q[:, cols], x @ w_k[:, cols], x @ w_v[:, cols], mask)
+        outs.append(o)
+        ws.append(w)
+    return np.concatenate(outs, axis=-1) @ w_o, np.stack(ws, axis=1)
+
+
+@pytest.mark.parametrize("fn", [capstone_solution, capstone_with_references, capstone_head_loop])
+def test_capstone_correct(fn):
+    result = check_capstone_layer(fn)
+    assert result.status == "correct", result.text
+    assert result.message == "Correct: all 5 cases passed."
+
+
+def test_capstone_stub_not_attempted():
+    result = check_capstone_layer(stub)
+    assert result.status == "not attempted"
+    assert "capstone_layer still raises NotImplementedError" in result.message
+
+
+def make_layer(mask_fn, *, softmax=None, fill=-np.inf, project=True, scale_with_model=False, split=True,
+               head_axis=True):
+    """A learner's layer: the solution's code with one part changed."""
+    def layer(x, lengths, w_q, w_k, w_v, w_o, num_heads):
+        B, T, d_model = x.shape
+        h = num_heads if split else 1
+        d_head = d_model // h
+        positions = np.arange(T)
+        causal = positions[None, :] <= positions[:, None]  # (T, T)
+        real = positions[None, :] < lengths[:, None]  # (B, T)
+        mask = mask_fn(causal, real)  # (B, T, T)
+        q, k, v = (cu.split_heads(x @ w, h) for w in (w_q, w_k, w_v))
+        scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(d_model if scale_with_model else d_head)
+        scores = np.where(mask[:, None] if head_axis else mask, scores, fill)
+        weights = (softmax or cu.softmax)(scores)
+        merged = cu.merge_heads(weights @ v)
+        output = merged @ w_o if project else merged
+        return output, (weights if split else weights[:, 0])
+
+    return layer
+
+
+def plain_softmax(s):
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def right(causal, real):
+    return causal[None] & real[:, None, :]
+
+
+capstone_causal_only = make_layer(lambda c, r: np.broadcast_to(c, (len(r),) + c.shape))
+capstone_padding_only = make_layer(lambda c, r: np.broadcast_to(r[:, None, :], (len(r),) + c.shape))
+capstone_padding_on_queries = make_layer(lambda c, r: c[None] & r[:, :, None])
+capstone_or = make_layer(lambda c, r: c[None] | r[:, None, :])
+capstone_inverted = make_layer(lambda c, r: ~(c[None] & r[:, None, :]))
+capstone_no_w_o = make_layer(right, project=False)
+capstone_nan_rows = make_layer(right, softmax=plain_softmax)
+capstone_big_negative = make_layer(right, fill=-1e9)
+capstone_no_head_axis = make_layer(right, head_axis=False)
+capstone_scale_d_model = make_layer(right, scale_with_model=True)
+capstone_one_head = make_layer(right, split=False)
+for _name, _fn in list(globals().items()):
+    if _name.startswith("capstone_") and callable(_fn) and _fn.__name__ == "layer":
+        _fn.__name__ = _name
+
+
+def capstone_swapped(*args):
+    output, weights = capstone_solution(*args)
+    return weights, output
+
+
+def capstone_triu_causal(x, lengths, w_q, w_k, w_v, w_o, num_heads):
+    T = x.shape[1]
+    mask = np.triu(np.ones((T, T), dtype=bool)) & cu.padding_mask(lengths, T)[:, None, :]
+    return cu.multi_head_attention(x, w_q, w_k, w_v, w_o, num_heads, mask)
+
+
+def capstone_weights_averaged(*args):
+    output, weights = capstone_solution(*args)
+    return output, weights.mean(axis=1)
+
+
+CAPSTONE_MUTANTS = [
+    (capstone_causal_only, 1, "causal only", "padding mask is missing"),
+    (capstone_padding_only, 1, "padding only", "causal mask is missing"),
+    (capstone_padding_on_queries, 1, "padding on the queries", "*queries*"),
+    (capstone_or, 1, "combined with or", "`|`"),
+    (capstone_inverted, 1, "inverted mask", "inverted"),
+    (capstone_no_w_o, 1, "no output projection", "output projection"),
+    (capstone_nan_rows, 3, "nan rows", "nan"),
+    (capstone_big_negative, 3, "large negative number in an empty row", "-1e9"),
+    (capstone_no_head_axis, 2, "mask without a head axis", "head axis"),
+    (capstone_scale_d_model, 2, "scale with d_model", "sqrt(d_head)"),
+    (capstone_one_head, 1, "one head", "Split the projections"),
+    (capstone_weights_averaged, 1, "one head", "not their average"),
+    (capstone_swapped, 1, "swapped outputs", "output first"),
+    (capstone_triu_causal, 1, None, "0/1"),
+]
+
+
+@pytest.mark.parametrize("mutant, case_number, mistake, hint_word", CAPSTONE_MUTANTS,
+                         ids=[m[0].__name__ for m in CAPSTONE_MUTANTS])
+def test_capstone_mutant(mutant, case_number, mistake, hint_word):
+    check_mutant(check_capstone_layer, CAPSTONE_MISTAKES, mutant, case_number, mistake, hint_word)
+
+
+def test_every_capstone_mistake_has_a_mutant():
+    assert {m.name for m in CAPSTONE_MISTAKES} == {m for _, _, m, _ in CAPSTONE_MUTANTS} - {None}
+
+
+def test_capstone_broadcast_error_without_head_axis_is_recognised():
+    """With B != num_heads the (B, T, T) mask does not broadcast: the error gives the same hint."""
+    def layer(x, lengths, *rest):
+        if x.shape[0] == rest[-1]:  # behave correctly while B == num_heads
+            return capstone_solution(x, lengths, *rest)
+        return capstone_no_head_axis(x, lengths, *rest)
+
+    result = check_capstone_layer(layer)
+    assert_wrong(result, 4, "head axis")
+    assert "could not be broadcast" in result.message
+
+
+def test_capstone_cases_include_rows_with_no_permitted_key():
+    from course_utils.checks.nb05 import _CAPSTONE_CASES, _reference_capstone
+
+    empty_cases = 0
+    for case in _CAPSTONE_CASES:
+        x, lengths, *_ = case.args
+        output, weights = _reference_capstone(*case.args)
+        assert np.isfinite(output).all() and np.isfinite(weights).all()
+        if (lengths == 0).any():
+            empty_cases += 1
+            np.testing.assert_array_equal(output[lengths == 0], 0.0)
+            np.testing.assert_array_equal(weights[lengths == 0], 0.0)
+    assert empty_cases >= 2
+
+
+# ============================================================================ plot diagnoses
+ANSWERS = {m.label: m.diagnosis for m in PLOT_MYSTERIES}
+
+
+def test_mysteries_cover_every_diagnosis():
+    assert sorted(ANSWERS.values()) == sorted(DIAGNOSES)
+    assert [m.label for m in PLOT_MYSTERIES] == ["P", "Q", "R", "S", "T", "U"]
+    for m in PLOT_MYSTERIES:
+        assert m.weights.shape == (len(m.tokens), len(m.tokens))
+        assert np.isfinite(m.weights).all()
+
+
+def test_mysteries_show_what_they_claim():
+    by_label = {m.label: m for m in PLOT_MYSTERIES}
+    P, Q, R, S, T, U = (by_label[k] for k in "PQRSTU")
+    real = lambda m: np.array([t != "<pad>" for t in m.tokens])  # noqa: E731
+    assert np.triu(P.weights, 1)[real(P)].sum() > 0.5  # weight above the diagonal
+    assert np.triu(S.weights, 1).sum() == 0 and S.weights[real(S)][:, ~real(S)].sum() == 0
+    assert R.weights[real(R)][:, ~real(R)].sum(axis=-1).min() > 0.2  # every real row leaks onto <pad>
+    assert Q.weights.max(axis=-1).min() > 0.98
+    np.testing.assert_array_equal(T.weights, np.eye(len(T.tokens)))
+    n = real(U).sum()
+    for i in range(n):
+        np.testing.assert_allclose(U.weights[i, : i + 1], 1 / (i + 1))
+
+
+def test_diagnoses_correct_and_forgiving_about_spelling():
+    assert check_plot_diagnoses(lambda: ANSWERS).status == "correct"
+    relaxed = {k.lower(): v.upper().replace(" ", "-") for k, v in ANSWERS.items()}
+    result = check_plot_diagnoses(lambda: relaxed)
+    assert result.status == "correct", result.text
+    assert result.message.startswith("Correct: all 6 plots right.")
+    assert "P is off by one" in result.message
+
+
+def test_diagnoses_stub_not_attempted():
+    assert check_plot_diagnoses(stub).status == "not attempted"
+
+
+def test_diagnoses_wrong_answers_get_where_to_look():
+    answers = dict(ANSWERS, S="uniform rows", T="one-hot rows")
+    result = check_plot_diagnoses(lambda: answers)
+    assert result.status == "wrong"
+    assert result.message.startswith("Not yet right: 4 of 6 plots right.")
+    assert "S:        you said 'uniform rows': not yet right" in result.message
+    assert result.hint.startswith("S: In S, check the three bugs")
+    assert "T: In T, where does each row put its weight?" in result.hint
+    assert "P is off by one" not in result.text  # explanations only once everything is right
+
+
+@pytest.mark.parametrize(
+    "answer, words",
+    [
+        (["P", "Q"], "should return a dict"),
+        ({k: v for k, v in ANSWERS.items() if k != "U"}, "missing plot(s) ['U']"),
+        (dict(ANSWERS, Z="diagonal"), "unknown label(s) ['Z']"),
+        (dict(ANSWERS, P="masked wrongly"), "not one of the diagnoses"),
+        (dict(ANSWERS, P=3), "not one of the diagnoses"),
+    ],
+)
+def test_diagnoses_malformed_answers(answer, words):
+    result = check_plot_diagnoses(lambda: answer)
+    assert result.status == "wrong"
+    assert words in result.message, result.text
+    assert "Traceback" not in result.text
+
+
+def test_diagnoses_error_and_not_callable():
+    def broken():
+        return {"P": undefined_name}  # noqa: F821
+
+    result = check_plot_diagnoses(broken)
+    assert result.status == "wrong" and "NameError" in result.message
+    result = check_plot_diagnoses(ANSWERS)
+    assert result.status == "wrong" and "needs your function itself" in result.message
