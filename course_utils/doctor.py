@@ -1,0 +1,978 @@
+"""Check that a machine is ready for the course, and say exactly how to fix what is not.
+
+The same checks run from a terminal and from notebook 00 ("Before you start")::
+
+    make doctor                              # creates the environment when missing, then checks it
+    .venv/bin/python -m course_utils.doctor  # the same, without make
+    python3 course_utils/doctor.py           # works even with a Python that lacks the course's packages
+
+Output: one line per check, ``ok`` or ``PROBLEM``, then the fix for each problem.
+Exit code: 0 when every check passed, 1 otherwise.
+
+What is checked
+---------------
+python         Python 3.10 or newer, and (when the repository has a ``.venv``) the course's own Python
+packages       installed versions equal the lock file that fits this Python
+               (``requirements.lock``, or ``requirements-py310.lock`` on Python 3.10)
+course_utils   imports, from this repository, and is installed (editable) from this repository
+environment    ``.venv`` was built by ``make env`` after the lock file last changed (its stamp file)
+matplotlib     draws a figure (terminal) / draws inline below the cell (notebook)
+widgets        the JupyterLab that would serve the notebooks has the widget extension matching
+               ipywidgets 8 (``jupyterlab_widgets`` 3); otherwise sliders show as text
+kernel         the ``python3`` kernel that JupyterLab starts is the course's Python (terminal), or
+               this notebook's kernel is (notebook)
+
+Every check is a small function taking its inputs (versions, kernelspec JSON, paths, lock text),
+so each failure can be provoked in tests without breaking a real environment. This module uses
+the standard library only and imports nothing from ``course_utils`` at import time: run as a
+script, it works under any Python and reports what is missing.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+__all__ = [
+    "CheckResult",
+    "CourseEnv",
+    "MIN_PYTHON",
+    "check_course_utils",
+    "check_figure",
+    "check_kernel_python",
+    "check_kernelspec",
+    "check_matplotlib_backend",
+    "check_packages",
+    "check_python",
+    "check_server_widgets",
+    "check_stamp",
+    "course_env",
+    "find_repo",
+    "interpreter_from_script",
+    "kernel_interpreter",
+    "lock_name",
+    "main",
+    "matplotlib_checks",
+    "package_checks",
+    "parse_lock",
+    "python_checks",
+    "run_checks",
+    "server_checks",
+    "server_from_cmdline",
+    "show",
+    "summary",
+]
+
+MIN_PYTHON = (3, 10)
+WIDGET_MANAGER = "@jupyter-widgets/jupyterlab-manager"
+# ipywidgets major version -> major version of the JupyterLab extension that renders it, and of
+# the Python package that ships that extension (jupyterlab_widgets).
+MANAGER_MAJOR = {8: 5, 7: 3}
+JUPYTERLAB_WIDGETS_MAJOR = {8: 3, 7: 1}
+SUBPROCESS_TIMEOUT = 60  # seconds; a cold first import can be slow, a hung one must not block
+
+OK, PROBLEM = "ok", "PROBLEM"
+
+
+# ---------------------------------------------------------------------------------------------
+# Results
+# ---------------------------------------------------------------------------------------------
+@dataclass
+class CheckResult:
+    """The outcome of one check.
+
+    Attributes
+    ----------
+    name : str
+        Short label ("python", "packages", "widgets (.venv/bin/jupyter)", ...).
+    ok : bool
+        True when nothing is wrong.
+    message : str
+        What was found, in one sentence.
+    fix : str
+        The exact fix (commands to run, or clicks); empty when ``ok``.
+    """
+
+    name: str
+    ok: bool
+    message: str
+    fix: str = ""
+
+    def line(self) -> str:
+        return f"{OK if self.ok else PROBLEM:<8} {self.name}: {self.message}"
+
+    def __str__(self) -> str:
+        return self.line()
+
+
+def _ok(name, message):
+    return CheckResult(name, True, message)
+
+
+def _problem(name, message, fix):
+    return CheckResult(name, False, message, fix)
+
+
+@dataclass
+class CourseEnv:
+    """Where the course lives on this machine.
+
+    Attributes
+    ----------
+    repo : Path
+        The repository's root folder (holds ``course_utils/`` and the lock files).
+    venv : Path or None
+        ``repo/.venv`` when it exists (the environment ``make`` builds), else None (conda, Binder).
+    python : str
+        The course's interpreter: ``.venv/bin/python``, or the running Python when there is no venv.
+    """
+
+    repo: Path
+    venv: Path | None
+    python: str
+
+    def show(self, path) -> str:
+        """`path` relative to the repository when it lies inside it (as the user types it)."""
+        if path is None:
+            return "?"
+        path = str(path)
+        try:
+            rel = os.path.relpath(path, self.repo)
+        except ValueError:  # another drive (Windows)
+            return path
+        return path if rel.startswith("..") else rel
+
+    @property
+    def python_shown(self) -> str:
+        return self.show(self.python)
+
+    @property
+    def fix_packages(self) -> str:
+        """The command that installs exactly the lock into the course's environment."""
+        if self.venv is not None:
+            return f"{self.python_shown} -m pip install --no-deps -r {lock_name(_python_version(self))}"
+        if _is_conda(sys.prefix):
+            return "conda env update -f environment.yml --prune && pip install --no-deps -e ."
+        return "make env     (builds .venv from the lock file; then use `make lab`)"
+
+
+def _python_version(env: CourseEnv):
+    """The course interpreter's (major, minor): the running one, or the venv's from pyvenv.cfg."""
+    if env.venv is None or _inside(sys.prefix, env.venv):
+        return sys.version_info[:2]
+    try:
+        text = (env.venv / "pyvenv.cfg").read_text()
+        match = re.search(r"^version(?:_info)?\s*=\s*(\d+)\.(\d+)", text, re.MULTILINE)
+        if match:
+            return int(match.group(1)), int(match.group(2))
+    except OSError:
+        pass
+    return sys.version_info[:2]
+
+
+def _is_conda(prefix) -> bool:
+    return os.path.isdir(os.path.join(prefix, "conda-meta"))
+
+
+def _same_dir(a, b) -> bool:
+    return os.path.realpath(str(a)) == os.path.realpath(str(b))
+
+
+def _inside(path, folder) -> bool:
+    path, folder = os.path.realpath(str(path)), os.path.realpath(str(folder))
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def _same_interpreter(a, b) -> bool:
+    """Two interpreter paths of the same environment (same bin folder, both python*).
+
+    Symlinks are not followed for the file itself: ``.venv/bin/python`` links to the base
+    interpreter, which is a different environment."""
+    if not a or not b:
+        return False
+    base_a, base_b = os.path.basename(str(a)).lower(), os.path.basename(str(b)).lower()
+    return (base_a.startswith("python") and base_b.startswith("python")
+            and _same_dir(os.path.dirname(os.path.abspath(str(a))), os.path.dirname(os.path.abspath(str(b)))))
+
+
+# ---------------------------------------------------------------------------------------------
+# Where is the course, which lock applies
+# ---------------------------------------------------------------------------------------------
+def find_repo(start=None) -> Path | None:
+    """The repository root: the first of `start` (default: the working folder) and its parents
+    that holds ``course_utils/__init__.py`` and ``requirements.lock``; else the folder this module
+    lies in (an editable install); else None."""
+    start = Path(start if start is not None else os.getcwd()).resolve()
+    candidates = [start, *start.parents, Path(__file__).resolve().parent.parent]
+    for folder in candidates:
+        if (folder / "course_utils" / "__init__.py").is_file() and (folder / "requirements.lock").is_file():
+            return folder
+    return None
+
+
+def course_env(repo=None) -> CourseEnv:
+    """The course's environment as seen from here (see :class:`CourseEnv`)."""
+    repo = Path(repo) if repo is not None else find_repo()
+    if repo is None:
+        raise FileNotFoundError(
+            "cannot find the course folder (one holding course_utils/ and requirements.lock): "
+            "run this from inside the course's folder")
+    venv = repo / ".venv"
+    if not (venv / "pyvenv.cfg").is_file():
+        return CourseEnv(repo, None, sys.executable)
+    bindir = venv / ("Scripts" if os.name == "nt" else "bin")
+    python = bindir / ("python.exe" if os.name == "nt" else "python")
+    return CourseEnv(repo, venv, str(python))
+
+
+def lock_name(version_info) -> str:
+    """The lock file for a Python version: ``requirements-py310.lock`` on 3.10, else ``requirements.lock``."""
+    return "requirements-py310.lock" if tuple(version_info[:2]) == (3, 10) else "requirements.lock"
+
+
+def normalise(name: str) -> str:
+    """A package name in PEP 503 form (``Jinja2`` -> ``jinja2``, ``jupyter_core`` -> ``jupyter-core``)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def parse_lock(text: str) -> dict:
+    """``{normalised name: version}`` from the text of a lock file (``name==version`` lines)."""
+    pins = {}
+    for line in text.splitlines():
+        line = line.split("#")[0].strip()
+        if "==" in line:
+            name, version = line.split("==", 1)
+            pins[normalise(name.strip())] = version.split(";")[0].strip()
+    return pins
+
+
+def _direct_names(repo: Path) -> list:
+    try:
+        text = (repo / "requirements.in").read_text()
+    except OSError:
+        return []
+    return [normalise(line.split("#")[0].strip()) for line in text.splitlines() if line.split("#")[0].strip()]
+
+
+def installed_versions() -> dict:
+    """``{normalised name: version}`` of the distributions the running Python sees (first wins)."""
+    from importlib import metadata
+
+    versions = {}
+    for dist in metadata.distributions():
+        name = dist.metadata["Name"]
+        if name:
+            versions.setdefault(normalise(name), dist.version)
+    return versions
+
+
+# ---------------------------------------------------------------------------------------------
+# The checks: small functions of their inputs
+# ---------------------------------------------------------------------------------------------
+def check_python(version_info, prefix, executable, env: CourseEnv) -> CheckResult:
+    """Python new enough, and (when ``.venv`` exists) the course's own Python.
+
+    Parameters
+    ----------
+    version_info : tuple of int
+        ``sys.version_info`` of the Python to judge.
+    prefix, executable : str
+        Its ``sys.prefix`` and ``sys.executable``.
+    env : CourseEnv
+    """
+    version = ".".join(str(v) for v in version_info[:3])
+    if tuple(version_info[:2]) < MIN_PYTHON:
+        return _problem(
+            "python", f"Python {version} is too old: the course needs 3.10 or newer",
+            "Install Python 3.11 or newer (python.org, pyenv, or your system's packages), then rebuild "
+            "the environment with it: `make clean-env && make env PYTHON=python3.11`")
+    if env.venv is not None and not _same_dir(prefix, env.venv):
+        return _problem(
+            "python", f"this is {executable} (Python {version}), not the course's Python ({env.python_shown})",
+            "Use the course's Python: `make doctor` (or `.venv/bin/python -m course_utils.doctor`); "
+            "in a terminal, run `source .venv/bin/activate` first so that `python` and `jupyter` are the course's")
+    where = "the course's environment" if env.venv is not None else "no .venv here: checking this environment"
+    return _ok("python", f"Python {version} at {env.show(executable)} ({where})")
+
+
+def check_kernel_python(executable, prefix, env: CourseEnv) -> CheckResult:
+    """Inside a notebook: the kernel runs the course's Python."""
+    if env.venv is not None and not _same_dir(prefix, env.venv):
+        return _problem(
+            "kernel", f"this notebook's kernel runs {executable}, not the course's Python ({env.python_shown})",
+            "Save, close JupyterLab (File > Shut Down), then start it with `make lab` in the course folder; "
+            "or pick the course's kernel: Kernel > Change Kernel...")
+    return _ok("kernel", f"this notebook runs on {env.show(executable)}, the course's Python")
+
+
+def check_packages(pins: dict, installed: dict, lock: str, env: CourseEnv, only=None) -> CheckResult:
+    """Installed versions equal the lock.
+
+    Parameters
+    ----------
+    pins : dict
+        ``{name: version}`` from the lock (see :func:`parse_lock`).
+    installed : dict
+        ``{name: version}`` installed (see :func:`installed_versions`); names normalised.
+    lock : str
+        The lock file's name, for the messages.
+    env : CourseEnv
+    only : iterable of str, optional
+        Compare only these names (without a ``.venv``, e.g. conda: the direct requirements).
+    """
+    names = sorted(pins) if only is None else sorted(n for n in only if n in pins)
+    wrong = [(n, installed.get(n), pins[n]) for n in names if installed.get(n) != pins[n]]
+    if not pins:
+        return _problem("packages", f"{lock} is missing or empty", "Restore it: `git checkout -- " + lock + "`")
+    if not wrong:
+        return _ok("packages", f"{len(names)} packages match {lock}")
+    shown = ", ".join(f"{n} {got or 'missing'} (lock: {want})" for n, got, want in wrong[:6])
+    more = f", and {len(wrong) - 6} more" if len(wrong) > 6 else ""
+    plural = "s differ" if len(wrong) > 1 else " differs"
+    return _problem("packages", f"{len(wrong)} package{plural} from {lock}: {shown}{more}", env.fix_packages)
+
+
+def check_course_utils(module_file, import_error, install: dict | None, env: CourseEnv) -> CheckResult:
+    """course_utils imports from this repository and is installed (editable) from it.
+
+    Parameters
+    ----------
+    module_file : str or None
+        ``course_utils.__file__`` as imported here (None when the import failed).
+    import_error : str or None
+        The import's error message, if any.
+    install : dict or None
+        The installed distribution's ``direct_url.json`` (``{"url": "file:///...", "dir_info":
+        {"editable": true}}``), ``{}`` when installed without one, None when not installed.
+    env : CourseEnv
+    """
+    fix = f"In the course folder: `{env.python_shown} -m pip install --no-deps -e .`"
+    if module_file is None:
+        return _problem("course_utils", f"cannot import course_utils ({import_error})",
+                        env.fix_packages if "course_utils" not in str(import_error) else fix)
+    package_dir = Path(module_file).resolve().parent
+    if not _same_dir(package_dir, env.repo / "course_utils"):
+        return _problem("course_utils", f"imported from {package_dir}, not from this repository ({env.repo})", fix)
+    if install is None:
+        return _problem("course_utils", "not installed in this environment: notebooks stop at "
+                        "`import course_utils` with ModuleNotFoundError", fix)
+    url = install.get("url", "")
+    source = unquote(urlparse(url).path) if url.startswith("file:") else url
+    if os.name == "nt" and re.match(r"^/[A-Za-z]:", source):
+        source = source[1:]
+    editable = bool(install.get("dir_info", {}).get("editable"))
+    if not source or not _same_dir(source, env.repo) or not editable:
+        what = f"a copy from {source}" if source else "a copy"
+        return _problem("course_utils", f"installed as {what}, not linked to this repository: "
+                        "notebooks use that copy, not the files here", fix)
+    return _ok("course_utils", "imported from this repository, installed editable")
+
+
+def check_stamp(env: CourseEnv, lock_path) -> CheckResult:
+    """``.venv`` was completed by ``make env`` after the lock file last changed.
+
+    ``make env`` touches ``.venv/.installed-<lock file>`` as its very last step."""
+    lock_path = Path(lock_path)
+    name = "environment"
+    if env.venv is None:
+        return _ok(name, "no .venv (conda or Binder): nothing to compare")
+    stamp = env.venv / f".installed-{lock_path.name}"
+    if not stamp.exists():
+        return _problem(name, f"{env.show(env.venv)} was never completed by `make env` for {lock_path.name} "
+                        f"(no {env.show(stamp)})", "`make env`")
+    if lock_path.exists() and stamp.stat().st_mtime < lock_path.stat().st_mtime:
+        def when(p):
+            return time.strftime("%Y-%m-%d %H:%M", time.localtime(p.stat().st_mtime))
+        return _problem(name, f"{lock_path.name} changed ({when(lock_path)}) after the environment was built "
+                        f"({when(stamp)})", "`make env` (it reinstalls exactly the lock)")
+    return _ok(name, f"built by `make env` after {lock_path.name} last changed")
+
+
+def check_matplotlib_backend(backend: str) -> CheckResult:
+    """Inside a notebook: figures appear below the cell (inline, or the ipympl widget)."""
+    low = (backend or "").lower()
+    if "inline" in low or "ipympl" in low or low in {"widget", "nbagg", "module://ipympl.backend_nbagg"}:
+        return _ok("matplotlib", "figures draw below the cells (inline)")
+    return _problem(
+        "matplotlib", f"figures will not appear below the cells: matplotlib's backend is {backend!r}",
+        "Run `%matplotlib inline` in a cell. For good: unset MPLBACKEND, and delete the `backend:` line of "
+        "your matplotlibrc (`.venv/bin/python -c \"import matplotlib; print(matplotlib.matplotlib_fname())\"` "
+        "prints where it is)")
+
+
+def _draw_png() -> bytes:
+    import io
+
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(1, 1), dpi=50)
+    FigureCanvasAgg(fig)
+    fig.add_subplot().plot([0, 1], [0, 1])
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png")
+    return buffer.getvalue()
+
+
+def check_figure(draw=_draw_png, env: CourseEnv | None = None) -> CheckResult:
+    """matplotlib draws a small figure to PNG (this also builds its font cache, once)."""
+    fix = "Reinstall the environment: `make clean-env && make env`" if env is None or env.venv else \
+        "Reinstall matplotlib from the lock: " + (env.fix_packages if env else "")
+    try:
+        png = draw()
+    except Exception as error:  # noqa: BLE001 - any failure is the finding
+        return _problem("matplotlib", f"cannot draw a figure ({type(error).__name__}: {error})", fix)
+    if not png.startswith(b"\x89PNG"):
+        return _problem("matplotlib", "drew something that is not a PNG image", fix)
+    return _ok("matplotlib", "draws a figure")
+
+
+# ---------------------------------------------------------------------------------------------
+# Jupyter server and kernel
+# ---------------------------------------------------------------------------------------------
+def interpreter_from_script(script) -> str | None:
+    """The Python that runs a console script such as ``jupyter``, read from its first lines.
+
+    Handles ``#!/path/python``, ``#!/usr/bin/env python3`` and pip's ``#!/bin/sh`` + ``'''exec'
+    "/path/python" "$0" "$@"`` form (long paths). None when the script is not a Python script
+    (a pyenv shim, a Windows .exe)."""
+    try:
+        with open(script, "rb") as handle:
+            head = handle.read(1024).decode("utf-8", "replace").splitlines()
+    except OSError:
+        return None
+    if not head or not head[0].startswith("#!"):
+        return None
+    words = head[0][2:].strip().split()
+    if not words:
+        return None
+    if os.path.basename(words[0]) in ("sh", "bash") and len(head) > 1:
+        match = re.search(r"exec'?\s+\"?([^\"\s]+)\"?", head[1])
+        if match and os.path.basename(match.group(1)).startswith("python"):
+            return match.group(1)
+        return None
+    if os.path.basename(words[0]) == "env":
+        args = [w for w in words[1:] if not w.startswith("-")]
+        return shutil.which(args[0]) if args and args[0].startswith("python") else None
+    return words[0] if os.path.basename(words[0]).startswith("python") else None
+
+
+def server_from_cmdline(cmdline) -> str | None:
+    """The Python of a Jupyter server process from its command line, or None if the process is
+    not a Jupyter server (pytest, nbclient, VS Code...).
+
+    ``make lab`` gives ``['/repo/.venv/bin/python', '/repo/.venv/bin/jupyter-lab', ...]``."""
+    if not cmdline:
+        return None
+    first = cmdline[0]
+    names = [os.path.basename(a).lower() for a in cmdline[:2]]
+    module = cmdline[cmdline.index("-m") + 1] if "-m" in cmdline[:3] and cmdline.index("-m") + 1 < len(cmdline) else ""
+    is_server = (any(n.startswith("jupyter") for n in names)
+                 or module.split(".")[0] in {"jupyter", "jupyterlab", "notebook", "jupyter_server", "jupyterhub"})
+    if not is_server:
+        return None
+    if names[0].startswith("python"):
+        return first if os.path.isabs(first) else shutil.which(first)
+    script = first if os.path.isabs(first) else shutil.which(first)
+    return interpreter_from_script(script) if script else None
+
+
+# Run with the server's Python: what JupyterLab there would load. Standard library + jupyter_core
+# and jupyter_client, which every Jupyter installation has.
+_SERVER_PROBE = r"""
+import json, os, sys
+out = {"executable": sys.executable, "prefix": sys.prefix, "version": list(sys.version_info[:3])}
+try:
+    from importlib import metadata
+except ImportError:
+    metadata = None
+dists = {}
+for name in ("jupyterlab", "jupyterlab_widgets", "ipywidgets", "notebook", "jupyter_server", "ipykernel"):
+    try:
+        dists[name] = metadata.version(name)
+    except Exception:
+        dists[name] = None
+out["dists"] = dists
+try:
+    from jupyter_core.paths import jupyter_path
+    found = []
+    for folder in jupyter_path("labextensions"):
+        path = os.path.join(folder, "@jupyter-widgets", "jupyterlab-manager", "package.json")
+        if os.path.isfile(path):
+            with open(path) as handle:
+                found.append([path, json.load(handle).get("version")])
+    out["widget_labextensions"] = found
+    out["jupyter_path"] = os.environ.get("JUPYTER_PATH", "")
+except Exception as error:
+    out["widget_labextensions"] = None
+    out["error"] = repr(error)
+if "--kernelspecs" in sys.argv:
+    try:
+        from jupyter_client.kernelspec import KernelSpecManager
+        out["kernelspecs"] = KernelSpecManager().get_all_specs()
+    except Exception as error:
+        out["kernelspecs"] = None
+        out["kernelspec_error"] = repr(error)
+print("DOCTOR-JSON" + json.dumps(out))
+"""
+
+# Run with a kernel's Python from a neutral folder: can it run the course's notebooks?
+_KERNEL_PROBE = r"""
+import json, sys
+out = {"executable": sys.executable, "prefix": sys.prefix, "version": list(sys.version_info[:3])}
+import importlib.util
+def version(name):
+    try:
+        from importlib import metadata
+        return metadata.version(name)
+    except Exception:
+        return None
+out["numpy"] = version("numpy")
+try:
+    spec = importlib.util.find_spec("course_utils")
+    out["course_utils"] = spec.origin if spec else None
+except Exception:
+    out["course_utils"] = None
+out["ipykernel"] = importlib.util.find_spec("ipykernel") is not None
+print("DOCTOR-JSON" + json.dumps(out))
+"""
+
+
+def _run_probe(python, code, args=(), cwd=None) -> dict:
+    try:
+        done = subprocess.run([python, "-c", code, *args], capture_output=True, text=True,
+                              timeout=SUBPROCESS_TIMEOUT, cwd=cwd)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return {"error": f"cannot run {python}: {error}"}
+    for line in done.stdout.splitlines():
+        if line.startswith("DOCTOR-JSON"):
+            return json.loads(line[len("DOCTOR-JSON"):])
+    tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
+    return {"error": f"{python} failed: {tail}"}
+
+
+def probe_server(python, kernelspecs=True) -> dict:
+    """What the Jupyter server run by `python` would load: package versions, the widget
+    extension(s) on its search path, and (``kernelspecs=True``) its kernelspecs, as
+    ``jupyter kernelspec list --json`` gives them. ``{"error": ...}`` when it cannot run."""
+    return _run_probe(python, _SERVER_PROBE, ["--kernelspecs"] if kernelspecs else [])
+
+
+def probe_server_commands(jupyter) -> dict:
+    """Same as :func:`probe_server` through the `jupyter` command itself (when its Python cannot be
+    read from the script, e.g. a pyenv shim): slower, two ``jupyter`` runs."""
+    out = {"executable": None, "version": None, "dists": {}, "widget_labextensions": [],
+           "jupyter_path": os.environ.get("JUPYTER_PATH", "")}
+    try:
+        specs = subprocess.run([jupyter, "kernelspec", "list", "--json"], capture_output=True, text=True,
+                               timeout=SUBPROCESS_TIMEOUT)
+        out["kernelspecs"] = json.loads(specs.stdout).get("kernelspecs") if specs.returncode == 0 else None
+        exts = subprocess.run([jupyter, "labextension", "list"], capture_output=True, text=True,
+                              timeout=SUBPROCESS_TIMEOUT)
+    except (OSError, subprocess.TimeoutExpired, ValueError) as error:
+        return {"error": f"cannot run {jupyter}: {error}"}
+    text = exts.stdout + exts.stderr
+    lab = re.search(r"JupyterLab v(\S+)", text)
+    out["dists"]["jupyterlab"] = lab.group(1) if lab else None
+    manager = re.search(re.escape(WIDGET_MANAGER) + r"\s+v(\S+)", text)
+    if manager:
+        out["widget_labextensions"] = [[WIDGET_MANAGER, manager.group(1)]]
+    sibling = os.path.join(os.path.dirname(jupyter), "python")
+    out["executable"] = sibling if os.path.exists(sibling) else None
+    return out
+
+
+def _major(version) -> int | None:
+    match = re.match(r"(\d+)", str(version or ""))
+    return int(match.group(1)) if match else None
+
+
+def _server_fix(server_label_is_course: bool, env: CourseEnv, server_python=None, package=None) -> str:
+    if server_label_is_course:
+        return env.fix_packages
+    fix = ("Start JupyterLab with `make lab` (the course's own JupyterLab), not `jupyter lab`; or activate the "
+           "course's environment first: `source .venv/bin/activate`")
+    if server_python and package:
+        fix += f". To repair that other JupyterLab instead: `{server_python} -m pip install \"{package}\"`"
+    return fix
+
+
+def check_server_widgets(server: dict, label: str, ipywidgets_version, env: CourseEnv,
+                         is_course_server: bool, widgets_pin=None) -> CheckResult:
+    """The JupyterLab behind a `jupyter` command can render the course's widgets.
+
+    Parameters
+    ----------
+    server : dict
+        What :func:`probe_server` found (``dists``, ``widget_labextensions``, ``executable``).
+    label : str
+        Which `jupyter` this is, for the messages.
+    ipywidgets_version : str
+        The course's ipywidgets (the kernel side).
+    env : CourseEnv
+    is_course_server : bool
+        True for the course's own `jupyter` (``.venv/bin/jupyter``).
+    widgets_pin : str, optional
+        The lock's jupyterlab_widgets version, for the fix.
+    """
+    name = f"widgets ({label})"
+    python = server.get("executable")
+    if "error" in server and not server.get("dists"):
+        return _problem(name, server["error"], _server_fix(is_course_server, env))
+    dists = server.get("dists") or {}
+    lab = dists.get("jupyterlab")
+    if not lab:
+        return _problem(name, f"no JupyterLab in the environment of this `jupyter` ({python or '?'})",
+                        _server_fix(is_course_server, env))
+    if (_major(lab) or 0) < 3:
+        return _problem(name, f"JupyterLab {lab} is too old for the course's widgets (needs 3 or newer)",
+                        _server_fix(is_course_server, env, python, "jupyterlab>=4"))
+    kernel_major = _major(ipywidgets_version)
+    want_manager = MANAGER_MAJOR.get(kernel_major)
+    want_package = JUPYTERLAB_WIDGETS_MAJOR.get(kernel_major)
+    package = f"jupyterlab_widgets=={widgets_pin}" if widgets_pin else f"jupyterlab_widgets~={want_package}.0"
+    found = server.get("widget_labextensions")
+    if not found:
+        return _problem(name, f"JupyterLab {lab} cannot draw widgets: jupyterlab_widgets is not installed in its "
+                        f"environment ({python or '?'}); sliders show as text such as IntSlider(value=0)",
+                        _server_fix(is_course_server, env, python, package))
+    where, version = found[0]
+    if want_manager is not None and _major(version) != want_manager:
+        ext_dir = os.path.dirname(where) if where.endswith("package.json") else None
+        if ext_dir and server.get("prefix") and not _inside(ext_dir, server["prefix"]):
+            # a stray copy outside the server's environment (JUPYTER_PATH, ~/.local, /usr/local) comes first
+            fix = _stray_fix(ext_dir, server, "widget extension", "hides the one JupyterLab needs")
+        else:
+            fix = _server_fix(is_course_server, env, python, package)
+        return _problem(name, f"JupyterLab {lab} has widget extension {version} ({ext_dir or where}), which cannot "
+                        f"draw ipywidgets {ipywidgets_version}: sliders show as text or 'Error displaying widget'",
+                        fix)
+    return _ok(name, f"JupyterLab {lab} with widget extension {version}: sliders can render")
+
+
+def kernel_interpreter(argv, server: dict) -> str:
+    """The interpreter a kernelspec's ``argv`` starts, as jupyter_client resolves it: ``python``,
+    ``python3`` and ``python3.X`` (the server's own version) mean the server's interpreter."""
+    command = argv[0] if argv else ""
+    version = server.get("version") or [3]
+    names = {"python", f"python{version[0]}"}
+    if len(version) > 1:
+        names.add(f"python{version[0]}.{version[1]}")
+    if command in names and server.get("executable"):
+        return server["executable"]
+    if os.path.isabs(command):
+        return command
+    return shutil.which(command) or command
+
+
+def _stray_fix(folder, server: dict, what: str, effect: str) -> str:
+    """The fix for a kernelspec or extension folder found outside the server's environment."""
+    jupyter_path = [p for p in (server.get("jupyter_path") or "").split(os.pathsep) if p]
+    if any(_inside(folder, p) for p in jupyter_path):
+        return (f"This {what} comes from JUPYTER_PATH ({os.pathsep.join(jupyter_path)}): `unset JUPYTER_PATH` "
+                f"(and remove it from your shell profile), or delete it: `rm -r '{folder}'`")
+    return f"Another installation left a {what} in {folder} that {effect}: remove it with `rm -r '{folder}'`"
+
+
+def _kernel_fix(resource_dir, interpreter, server: dict, is_course_server: bool, env: CourseEnv) -> str:
+    jupyter_path = [p for p in (server.get("jupyter_path") or "").split(os.pathsep) if p]
+    if resource_dir and any(_inside(resource_dir, p) for p in jupyter_path):
+        return _stray_fix(resource_dir, server, "kernel", "hides the course's")
+    own = (server.get("executable") and _same_interpreter(interpreter, server["executable"])
+           and (not resource_dir or _inside(resource_dir, server.get("prefix", "/nonexistent"))
+                or "ipykernel" in str(resource_dir)))
+    if own and not is_course_server:
+        return _server_fix(False, env)
+    if resource_dir:
+        return (f"Another environment installed a kernel named python3 in {resource_dir} that hides the course's: "
+                f"remove it with `rm -r '{resource_dir}'` (every environment's JupyterLab still offers its own "
+                "Python 3 kernel)")
+    return _server_fix(is_course_server, env)
+
+
+def check_kernelspec(server: dict, label: str, env: CourseEnv, course_numpy, is_course_server: bool,
+                     probe=None) -> CheckResult:
+    """The ``python3`` kernel that this server starts for the notebooks is the course's Python.
+
+    Parameters
+    ----------
+    server : dict
+        What :func:`probe_server` found; ``server["kernelspecs"]`` is the JSON of
+        ``jupyter kernelspec list --json`` (``{name: {"resource_dir": ..., "spec": {"argv": [...]}}}``).
+    label : str
+        Which `jupyter` this is.
+    env : CourseEnv
+    course_numpy : str or None
+        numpy's version in the course's environment.
+    is_course_server : bool
+    probe : callable, optional
+        ``probe(interpreter) -> dict`` (default: run :data:`_KERNEL_PROBE` there); keys ``numpy``,
+        ``course_utils`` (the module's origin or None), ``ipykernel``, or ``error``.
+    """
+    name = f"kernel ({label})"
+    specs = server.get("kernelspecs")
+    if specs is None:
+        return _problem(name, f"cannot list its kernels ({server.get('kernelspec_error') or server.get('error')})",
+                        _server_fix(is_course_server, env))
+    entry = specs.get("python3")
+    if entry is None:
+        return _problem(name, "it has no python3 kernel (the notebooks ask for it; is ipykernel installed there?)",
+                        _server_fix(is_course_server, env))
+    argv = (entry.get("spec") or {}).get("argv") or []
+    resource_dir = entry.get("resource_dir")
+    interpreter = kernel_interpreter(argv, server)
+    if _same_interpreter(interpreter, env.python):
+        return _ok(name, f"its python3 kernel runs {env.show(interpreter)}, the course's Python")
+    found = (probe or _probe_kernel)(interpreter, env)
+    reasons = []
+    if "error" in found:
+        reasons.append(found["error"])
+    else:
+        origin = found.get("course_utils")
+        if not origin:
+            reasons.append("cannot import course_utils")
+        elif not _inside(origin, env.repo / "course_utils"):
+            reasons.append(f"imports course_utils from {Path(origin).parent}")
+        if course_numpy and found.get("numpy") != course_numpy:
+            numpy = f"numpy {found['numpy']}" if found.get("numpy") else "no numpy"
+            reasons.append(f"has {numpy} (the course's: {course_numpy})")
+        if not found.get("ipykernel"):
+            reasons.append("has no ipykernel (the kernel dies at start)")
+    if not reasons:
+        return _ok(name, f"its python3 kernel runs {interpreter}, which has the course's packages")
+    where = f" (kernelspec: {resource_dir})" if resource_dir else ""
+    which = reasons[0] if len(reasons) == 1 else ", ".join(reasons[:-1]) + " and " + reasons[-1]
+    return _problem(name, f"its python3 kernel runs {interpreter}, which {which}{where}",
+                    _kernel_fix(resource_dir, interpreter, server, is_course_server, env))
+
+
+def _probe_kernel(interpreter, env: CourseEnv) -> dict:
+    if not interpreter or (os.path.isabs(interpreter) and not os.path.exists(interpreter)):
+        return {"error": "does not exist"}
+    # From the notebooks' folder, as a kernel runs: the repository root would put course_utils on sys.path.
+    cwd = env.repo / "notebooks"
+    return _run_probe(interpreter, _KERNEL_PROBE, cwd=str(cwd) if cwd.is_dir() else None)
+
+
+# ---------------------------------------------------------------------------------------------
+# Gathering: the checks with their real inputs, for a terminal ("shell") or a notebook ("kernel")
+# ---------------------------------------------------------------------------------------------
+def _context(context):
+    if context in ("shell", "kernel"):
+        return context
+    if context is not None:
+        raise ValueError(f"context must be 'shell', 'kernel' or None, not {context!r}")
+    return "kernel" if "ipykernel" in sys.modules else "shell"
+
+
+def python_checks(context=None, env: CourseEnv | None = None) -> list:
+    """Python version and environment (terminal), or this notebook's kernel (notebook)."""
+    env = env or course_env()
+    if _context(context) == "kernel":
+        return [check_kernel_python(sys.executable, sys.prefix, env)]
+    return [check_python(sys.version_info, sys.prefix, sys.executable, env)]
+
+
+def _course_utils_install(env: CourseEnv):
+    """The installed course_utils distribution's direct_url.json, looked up without the working
+    folder and the repository root (which hold the source tree's own egg-info)."""
+    from importlib import metadata
+
+    skip = {os.path.realpath(p) for p in (os.getcwd(), str(env.repo))}
+    paths = [p for p in sys.path if p and os.path.realpath(p) not in skip]
+    for dist in metadata.distributions(path=paths):
+        if normalise(dist.metadata["Name"] or "") == "course-utils":
+            text = dist.read_text("direct_url.json")
+            return json.loads(text) if text else {}
+    return None
+
+
+def package_checks(context=None, env: CourseEnv | None = None) -> list:
+    """Package versions against the lock, course_utils, and the environment's stamp."""
+    env = env or course_env()
+    lock = lock_name(sys.version_info)
+    lock_path = env.repo / lock
+    try:
+        pins = parse_lock(lock_path.read_text())
+    except OSError:
+        pins = {}
+    try:
+        installed = installed_versions()
+    except ImportError:  # Python < 3.8
+        installed = {}
+    only = None if env.venv is not None else _direct_names(env.repo)
+    results = [check_packages(pins, installed, lock, env, only=only)]
+    try:
+        import course_utils
+        module_file, error = course_utils.__file__, None
+    except Exception as exc:  # noqa: BLE001 - the failure is the finding
+        module_file, error = None, f"{type(exc).__name__}: {exc}"
+    try:
+        install = _course_utils_install(env)
+    except ImportError:
+        install = None
+    results.append(check_course_utils(module_file, error, install, env))
+    results.append(check_stamp(env, lock_path))
+    return results
+
+
+def matplotlib_checks(context=None, env: CourseEnv | None = None) -> list:
+    """matplotlib draws (terminal), or draws inline (notebook)."""
+    if _context(context) == "kernel":
+        try:
+            import matplotlib
+            return [check_matplotlib_backend(matplotlib.get_backend())]
+        except Exception as exc:  # noqa: BLE001
+            return [_problem("matplotlib", f"cannot import matplotlib ({exc})", (env or course_env()).fix_packages)]
+    return [check_figure(env=env)]
+
+
+def _parent_cmdline():
+    ppid = os.getppid()
+    try:
+        import psutil
+        return psutil.Process(ppid).cmdline()
+    except Exception:  # noqa: BLE001 - psutil missing, or no access
+        pass
+    try:
+        with open(f"/proc/{ppid}/cmdline", "rb") as handle:
+            return [a.decode("utf-8", "replace") for a in handle.read().split(b"\0") if a]
+    except OSError:
+        return []
+
+
+def _widgets_versions(env: CourseEnv):
+    """(the course's ipywidgets version, the lock's jupyterlab_widgets pin)."""
+    try:
+        pins = parse_lock((env.repo / lock_name(_python_version(env))).read_text())
+    except OSError:
+        pins = {}
+    try:
+        from importlib import metadata
+        ipywidgets = metadata.version("ipywidgets")
+    except Exception:  # noqa: BLE001
+        ipywidgets = pins.get("ipywidgets")
+    return ipywidgets or pins.get("ipywidgets"), pins.get("jupyterlab-widgets")
+
+
+def server_checks(context=None, env: CourseEnv | None = None) -> list:
+    """The JupyterLab that serves (or would serve) the notebooks: widgets, and its python3 kernel.
+
+    Terminal: the course's ``.venv/bin/jupyter``, and the ``jupyter`` on PATH when it is another
+    one. Notebook: the server that started this kernel when it can be told from the parent
+    process (else the course's ``.venv/bin/jupyter``); the kernel itself is checked by
+    :func:`python_checks`."""
+    env = env or course_env()
+    context = _context(context)
+    ipywidgets, widgets_pin = _widgets_versions(env)
+    try:
+        from importlib import metadata
+        course_numpy = metadata.version("numpy")
+    except Exception:  # noqa: BLE001
+        course_numpy = None
+
+    venv_jupyter = None
+    if env.venv is not None:
+        candidate = Path(env.python).parent / ("jupyter.exe" if os.name == "nt" else "jupyter")
+        venv_jupyter = str(candidate) if candidate.exists() else None
+
+    servers = []  # (label, python or None, jupyter script or None, is_course_server)
+    if context == "kernel":
+        parent = server_from_cmdline(_parent_cmdline())
+        if parent:
+            is_course = env.venv is None or _same_interpreter(parent, env.python)
+            servers.append((f"the JupyterLab showing this page, run by {env.show(parent)}", parent, None, is_course))
+        elif venv_jupyter:
+            servers.append((env.show(venv_jupyter), None, venv_jupyter, True))
+    else:
+        if venv_jupyter:
+            servers.append((env.show(venv_jupyter), None, venv_jupyter, True))
+        on_path = shutil.which("jupyter")
+        if on_path and not (venv_jupyter and _same_dir(on_path, venv_jupyter)):
+            servers.append((f"jupyter on PATH: {on_path}", None, on_path, env.venv is None))
+        if not servers:
+            return [_problem("jupyter", "no `jupyter` command found (neither .venv/bin/jupyter nor on PATH)",
+                             env.fix_packages if env.venv else "make env, then start the course with `make lab`")]
+
+    results = []
+    for label, python, script, is_course in servers:
+        if python is None and script is not None:
+            python = interpreter_from_script(script)
+        want_specs = context == "shell"
+        server = probe_server(python, kernelspecs=want_specs) if python else probe_server_commands(script)
+        results.append(check_server_widgets(server, label, ipywidgets, env, is_course, widgets_pin))
+        if want_specs:
+            results.append(check_kernelspec(server, label, env, course_numpy, is_course))
+    return results
+
+
+def run_checks(context=None, env: CourseEnv | None = None) -> list:
+    """Every check, in the order they are printed. `context`: "shell", "kernel" or None (guess)."""
+    try:
+        env = env or course_env()
+    except FileNotFoundError as error:
+        return [_problem("course folder", str(error), "`cd` into the course's folder (the clone of the repository)")]
+    first = python_checks(context, env)
+    if all(result.ok for result in first):
+        here = package_checks(context, env) + matplotlib_checks(context, env)
+    else:  # the running Python is the wrong one: its packages say nothing about the course's
+        here = [check_stamp(env, env.repo / lock_name(_python_version(env)))]
+    return first + here + server_checks(context, env)
+
+
+# ---------------------------------------------------------------------------------------------
+# Output
+# ---------------------------------------------------------------------------------------------
+def show(results) -> None:
+    """Print one line per check: ``ok`` or ``PROBLEM``, its name and what was found."""
+    for result in results:
+        print(result.line())
+
+
+def summary(results, env: CourseEnv | None = None, next_step="Start the course with `make lab`.") -> bool:
+    """Print "All set" or the numbered list of problems with their fixes; return True when all set."""
+    problems = [r for r in results if not r.ok]
+    if not problems:
+        print(f"All set: {len(results)} checks passed. {next_step}")
+        return True
+    try:
+        where = f" (in a terminal, in the course folder: cd {(env or course_env()).repo})"
+    except FileNotFoundError:
+        where = ""
+    print(f"{len(problems)} problem{'s' if len(problems) > 1 else ''} found. "
+          f"Fix {'them' if len(problems) > 1 else 'it'}{where}, then run `make doctor` again:")
+    for number, problem in enumerate(problems, 1):
+        print(f"{number}. {problem.name}: {problem.message}")
+        print(f"   fix: {problem.fix}")
+    return False
+
+
+def main(argv=None) -> int:
+    """Command line: print every check and the fixes; return 0 when all is fine, 1 otherwise."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    if args and args[0] in ("-h", "--help"):
+        print(__doc__.split("What is checked")[0].strip())
+        return 0
+    started = time.perf_counter()
+    try:
+        env = course_env()
+        print(f"Checking the course setup in {env.repo} ...")
+    except FileNotFoundError:
+        env = None
+    results = run_checks("shell", env)
+    show(results)
+    print()
+    all_set = summary(results, env)
+    print(f"(checked in {time.perf_counter() - started:.1f} s)")
+    return 0 if all_set else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
