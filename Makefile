@@ -1,6 +1,7 @@
-# Self-attention, hands-on. The two commands a newcomer needs:
+# Self-attention, hands-on. The commands a newcomer needs:
 #   make lab    create the environment when missing, then open the course in JupyterLab
 #   make test   create the environment when missing, then run every test and notebook
+#   make doctor create the environment when missing, then check this machine's setup (prints the fixes)
 # Others: make notebooks (regenerate learner notebooks), make solutions (re-execute the
 # solved notebooks and store their outputs), make lock (re-pin every package version).
 
@@ -10,7 +11,7 @@ PY     := $(VENV)/bin/python
 # Python 3.10 gets its own lock (numpy 2.4 and IPython 9 need 3.11+).
 LOCK   := $(shell $(PYTHON) -c 'import sys; print("requirements-py310.lock" if sys.version_info[:2] == (3, 10) else "requirements.lock")' 2>/dev/null)
 STAMP  := $(VENV)/.installed-$(LOCK)
-FIRST_NOTEBOOK := notebooks/01-one-attention-row.ipynb
+FIRST_NOTEBOOK := notebooks/00-before-you-start.ipynb
 # No browser pop-up on a machine without a display (a server, a container, CI).
 ifeq ($(DISPLAY)$(WAYLAND_DISPLAY)$(filter Darwin,$(shell uname -s)),)
 LAB_BROWSER := --no-browser
@@ -31,6 +32,12 @@ test: $(STAMP)
 
 env: $(STAMP)
 
+# Checks Python, packages, course_utils, JupyterLab's widget extension and its python3 kernel.
+# Exit code 1 and the exact fixes when something is wrong (same checks as notebook 00).
+.PHONY: doctor
+doctor: $(STAMP)
+	$(PY) -m course_utils.doctor
+
 # The environment: a venv holding exactly the lock, plus course_utils (editable).
 $(STAMP): $(LOCK) pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "The course needs Python 3.10 or newer; found " + sys.version.split()[0] + ". Install a newer Python, or run: make PYTHON=python3.11 ...")'
@@ -46,6 +53,12 @@ notebooks: $(STAMP)
 
 solutions: $(STAMP)
 	$(PY) -m course_utils.build --execute-solutions
+
+# make reset NB=01: restore the original learner notebook 01; your copy is kept first in
+# backups/notebooks/ (its name carries the date and time; earlier backups are never overwritten).
+.PHONY: reset
+reset: $(STAMP)
+	$(PY) -m course_utils.reset $(NB)
 
 lock:
 	$(PYTHON) tools/lock.py

@@ -1,0 +1,412 @@
+"""Every notebook follows the course's structure (shared/COURSE_DESIGN.md, "A notebook's rhythm").
+
+Solved notebooks (solutions/, the source of truth):
+- the markdown cells before the first code cell give a title, learning objectives, prerequisites and a time
+  estimate in minutes;
+- the markdown cells after the last code cell give the key points and a link to the next notebook (the last
+  notebook may instead link back to the first one or to the README's contents);
+- every relative link in a markdown cell points to a file that exists, in both folders;
+- every exercise (a code cell holding ``### BEGIN SOLUTION``) is followed, within a few cells, by a cell
+  calling ``check_...(...)`` on the function the exercise defines and by a ``<details>`` hint;
+- randomness is seeded (``np.random.default_rng(seed)``; no unseeded generator, no global RNG);
+- no stored output is an error or a traceback, unless the cell is tagged ``raises-exception``, and no warning
+  leaked into an output.
+Notebook 00 (the setup check, no exercises) is exempt from the exercise rules only.
+
+Learner notebooks (notebooks/): each exercise cell keeps its function but its solution is gone (the
+placeholder instead), and the check and hint cells are there unchanged. (tests/test_notebook_sync.py
+already checks that notebooks/ is exactly what the build generates, that no marker is left, and that
+learner notebooks carry no outputs; this file checks the exercise scaffolding itself.)
+"""
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SOLUTIONS = ROOT / "solutions"
+LEARNER = ROOT / "notebooks"
+SOLVED = sorted(SOLUTIONS.glob("*.ipynb"))
+STEMS = [p.stem for p in SOLVED]
+BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
+PLACEHOLDER = ("# YOUR CODE HERE", "raise NotImplementedError()")
+# "**Time.** About 40 minutes", "Time: 1 minute", "time estimate: 45 min"
+TIME_ESTIMATE = re.compile(r"\btime\b[^\n]{0,80}?\b(\d+)\s*(?:mins?|minutes?)\b", re.I)
+WINDOW = 4  # the check cell and the hint must come within this many cells after the exercise
+
+_cache: dict[Path, nbformat.NotebookNode] = {}
+
+
+def read(path: Path):
+    if path not in _cache:
+        _cache[path] = nbformat.read(path, as_version=4)
+    return _cache[path]
+
+
+def is_setup_check(path: Path) -> bool:
+    return path.stem.startswith("00")
+
+
+def intro_text(nb) -> str:
+    """The markdown before the first code cell."""
+    text = []
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            break
+        if cell.cell_type == "markdown":
+            text.append(cell.source)
+    return "\n\n".join(text)
+
+
+def closing_text(nb) -> str:
+    """The markdown after the last code cell (or the last markdown cell, if a code cell ends the notebook)."""
+    text = []
+    for cell in reversed(nb.cells):
+        if cell.cell_type == "code":
+            break
+        if cell.cell_type == "markdown":
+            text.insert(0, cell.source)
+    if not text:
+        markdown = [c.source for c in nb.cells if c.cell_type == "markdown"]
+        text = markdown[-1:]
+    return "\n\n".join(text)
+
+
+_LINK = re.compile(r"\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+_HTML_LINK = re.compile(r"""<a\b[^>]*?\bhref\s*=\s*["']([^"']+)["']""", re.I)
+
+
+def local_links(text: str) -> list[str]:
+    """Link targets in markdown that are files of the repository (no scheme, no pure #anchor)."""
+    targets = _LINK.findall(text) + _HTML_LINK.findall(text)
+    return [t for t in targets if not re.match(r"^[a-z][a-z0-9+.-]*:|^#|^//", t, re.I)]
+
+
+def code_without_magics(source: str) -> str:
+    return "\n".join("# magic" if line.lstrip().startswith(("%", "!")) else line
+                     for line in source.splitlines())
+
+
+def exercises(nb):
+    """(index, cell) of every exercise cell."""
+    return [(i, c) for i, c in enumerate(nb.cells) if c.cell_type == "code" and BEGIN in c.source]
+
+
+def defined_functions(source: str) -> set[str]:
+    tree = ast.parse(code_without_magics(source))
+    return {node.name for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)}
+
+
+def check_calls(source: str) -> list[tuple[str, set[str]]]:
+    """(function name, names used in its arguments) for every call of a check_... function."""
+    tree = ast.parse(code_without_magics(source))
+    calls = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id.startswith("check_"):
+            args = [*node.args, *(k.value for k in node.keywords)]
+            names = {n.id for a in args for n in ast.walk(a) if isinstance(n, ast.Name)}
+            calls.append((node.func.id, names))
+    return calls
+
+
+def solution_lines(source: str) -> list[str]:
+    """The stripped, non-blank lines inside the solution regions of a cell."""
+    lines, inside = [], False
+    for line in source.splitlines():
+        if line.strip() == BEGIN:
+            inside = True
+        elif line.strip() == END:
+            inside = False
+        elif inside and line.strip():
+            lines.append(line.strip())
+    return lines
+
+
+solved = pytest.mark.parametrize("path", SOLVED, ids=[p.stem for p in SOLVED])
+lesson = pytest.mark.parametrize("path", [p for p in SOLVED if not is_setup_check(p)],
+                                 ids=[p.stem for p in SOLVED if not is_setup_check(p)])
+both = pytest.mark.parametrize(
+    "path", SOLVED + sorted(LEARNER.glob("*.ipynb")),
+    ids=[f"solutions/{p.stem}" for p in SOLVED] + [f"notebooks/{p.stem}" for p in sorted(LEARNER.glob("*.ipynb"))])
+
+
+def test_there_are_notebooks():
+    assert SOLVED, f"no notebook in {SOLUTIONS}"
+
+
+# --- top and bottom ---------------------------------------------------------------------------
+
+
+@solved
+def test_opening_gives_title_objectives_prerequisites_and_time(path):
+    nb = read(path)
+    intro = intro_text(nb)
+    assert intro, f"{path.name} starts with a code cell: it needs a title, objectives, prerequisites, time first"
+    first_line = next((line for line in nb.cells[0].source.splitlines() if line.strip()), "")
+    problems = []
+    if nb.cells[0].cell_type != "markdown" or not re.match(r"#\s+\S", first_line):
+        problems.append("a title (the first cell must start with '# ...')")
+    if not re.search(r"\b(learning\s+)?objectives\b", intro, re.I):
+        problems.append("'Learning objectives'")
+    if not re.search(r"\bprerequisites?\b", intro, re.I):
+        problems.append("'Prerequisites'")
+    if not TIME_ESTIMATE.search(intro):
+        problems.append("a time estimate ('Time. About NN minutes')")
+    assert not problems, f"{path.name}: the markdown before the first code cell lacks " + ", ".join(problems)
+
+
+@solved
+def test_closing_gives_key_points_and_the_next_notebook(path):
+    nb = read(path)
+    closing = closing_text(nb)
+    assert re.search(r"\bkey points\b", closing, re.I), (
+        f"{path.name}: the markdown after the last code cell has no 'Key points'")
+    linked = {Path(target.split("#")[0]).name for target in local_links(closing)}
+    position = STEMS.index(path.stem)
+    if position + 1 < len(STEMS):
+        following = f"{STEMS[position + 1]}.ipynb"
+        assert following in linked, (
+            f"{path.name}: the end must link to the next notebook, ({following}); it links to {sorted(linked)}")
+    else:
+        # The last notebook: a link to a next notebook that exists (it would not be last), or back to
+        # the first notebook or the README's contents. A link to a missing notebook fails the link test.
+        back = {"README.md"} | {f"{s}.ipynb" for s in STEMS[:2]}
+        missing = sorted(n for n in linked if n.endswith(".ipynb") and not (SOLUTIONS / n).exists())
+        assert linked & back, (
+            f"{path.name} is the last notebook: its end must link back to {STEMS[0]}.ipynb or to "
+            f"../README.md (the contents), or to a next notebook that exists; it links to {sorted(linked)}"
+            + (f" ({', '.join(missing)} does not exist)" if missing else ""))
+
+
+@both
+def test_relative_links_point_to_files_that_exist(path):
+    nb = read(path)
+    missing = []
+    for cell in nb.cells:
+        if cell.cell_type != "markdown":
+            continue
+        for target in local_links(cell.source):
+            file_part = target.split("#")[0].split("?")[0]
+            if file_part and not (path.parent / file_part).exists():
+                missing.append(f"{target} (cell {cell.get('id')})")
+    assert not missing, f"{path.parent.name}/{path.name} links to files that do not exist: {missing}"
+
+
+# --- exercises ----------------------------------------------------------------------------------
+
+
+@lesson
+def test_every_exercise_is_followed_by_its_check_and_a_hint(path):
+    nb = read(path)
+    found = exercises(nb)
+    assert found, f"{path.name} has no exercise (a code cell with {BEGIN!r})"
+    problems = []
+    for index, cell in found:
+        where = f"exercise cell {cell.get('id')}"
+        functions = defined_functions(cell.source)
+        if not functions:
+            problems.append(f"{where} defines no function (an exercise is a function my_...)")
+        window = []
+        for later in nb.cells[index + 1: index + 1 + WINDOW]:
+            if later.cell_type == "code" and BEGIN in later.source:
+                break  # the next exercise starts
+            window.append(later)
+        checks = [(c, call) for c in window if c.cell_type == "code" for call in check_calls(c.source)]
+        if not checks:
+            problems.append(f"{where}: no cell calling check_...(...) within {WINDOW} cells after it")
+        elif not any(names & functions for _, (_, names) in checks):
+            problems.append(f"{where}: the check call does not receive the function it defines "
+                            f"({sorted(functions)}): {[name for _, (name, _) in checks]}")
+        if not any(c.cell_type == "markdown" and "<details" in c.source.lower() for c in window):
+            problems.append(f"{where}: no <details> hint within {WINDOW} cells after it")
+    assert not problems, f"{path.name}:\n" + "\n".join(problems)
+
+
+@lesson
+def test_learner_version_keeps_the_exercise_scaffolding_but_not_the_solutions(path):
+    learner_path = LEARNER / path.name
+    assert learner_path.exists(), f"no learner version of {path.name}; run `make notebooks`"
+    solved_nb, learner_nb = read(path), read(learner_path)
+    learner_cells = {c.get("id"): c for c in learner_nb.cells}
+    problems = []
+    for index, cell in exercises(solved_nb):
+        mine = learner_cells.get(cell.get("id"))
+        if mine is None:
+            problems.append(f"exercise cell {cell.get('id')} is missing")
+            continue
+        if not all(line in mine.source for line in PLACEHOLDER):
+            problems.append(f"exercise cell {cell.id}: no '# YOUR CODE HERE' / 'raise NotImplementedError()'")
+        learner_lines = {line.strip() for line in mine.source.splitlines()}
+        kept = {line.strip() for line in strip_regions(cell.source).splitlines()}  # may repeat inside
+        leaked = [line for line in solution_lines(cell.source) if line in learner_lines and line not in kept]
+        if leaked:
+            problems.append(f"exercise cell {cell.id}: solution lines left in the learner version: {leaked}")
+        if defined_functions(mine.source) != defined_functions(cell.source):
+            problems.append(f"exercise cell {cell.id}: the learner version defines "
+                            f"{sorted(defined_functions(mine.source))}, not {sorted(defined_functions(cell.source))}")
+        for later in solved_nb.cells[index + 1: index + 1 + WINDOW]:
+            is_check = later.cell_type == "code" and check_calls(later.source)
+            is_hint = later.cell_type == "markdown" and "<details" in later.source.lower()
+            if is_check or is_hint:
+                twin = learner_cells.get(later.get("id"))
+                if twin is None or twin.source != later.source:
+                    kind = "check" if is_check else "hint"
+                    problems.append(f"{kind} cell {later.get('id')} is missing or changed in the learner version")
+    assert not problems, f"notebooks/{path.name}:\n" + "\n".join(problems)
+
+
+def strip_regions(source: str) -> str:
+    kept, inside = [], False
+    for line in source.splitlines():
+        if line.strip() == BEGIN:
+            inside = True
+        elif line.strip() == END:
+            inside = False
+        elif not inside:
+            kept.append(line)
+    return "\n".join(kept)
+
+
+# --- determinism and clean outputs -----------------------------------------------------------------
+
+_LEGACY_RANDOM = {"rand", "randn", "random", "random_sample", "ranf", "sample", "normal", "uniform", "randint",
+                  "choice", "shuffle", "permutation", "standard_normal", "binomial", "poisson", "exponential",
+                  "beta", "gamma", "multivariate_normal", "integers"}
+
+
+def randomness_problems(source: str) -> list[str]:
+    """Unseeded randomness in a code cell: default_rng() without a seed, numpy's global RNG, stdlib random."""
+    tree = ast.parse(code_without_magics(source))
+    problems = []
+    imports_random = any(isinstance(n, ast.Import) and any(a.name == "random" for a in n.names)
+                         for n in ast.walk(tree))
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        dotted = ast.unparse(func)
+        if name == "default_rng" and not node.args and not node.keywords:
+            problems.append(f"{dotted}() without a seed")
+        elif (isinstance(func, ast.Attribute) and ast.unparse(func.value) in ("np.random", "numpy.random")
+              and name in _LEGACY_RANDOM):
+            problems.append(f"{dotted}(...) uses numpy's global generator: use rng = np.random.default_rng(seed)")
+        elif imports_random and dotted.startswith("random.") and name != "seed":
+            problems.append(f"{dotted}(...): the standard library's random; use np.random.default_rng(seed)")
+    return problems
+
+
+@solved
+def test_randomness_is_seeded(path):
+    nb = read(path)
+    problems = [f"cell {c.get('id')}: {p}" for c in nb.cells if c.cell_type == "code"
+                for p in randomness_problems(c.source)]
+    assert not problems, f"{path.name}:\n" + "\n".join(problems)
+
+
+def test_the_seed_rule_catches_unseeded_randomness():
+    assert randomness_problems("rng = np.random.default_rng()")
+    assert randomness_problems("x = np.random.normal(size=3)")
+    assert randomness_problems("import random\nx = random.random()")
+    assert not randomness_problems("rng = np.random.default_rng(0)\nx = rng.normal(size=3)")
+    assert not randomness_problems("rng = np.random.default_rng(seed=SEED)")
+    assert not randomness_problems("R = np.random.default_rng(1).normal(size=(3, 3))")
+
+
+@solved
+def test_no_stored_error_or_traceback(path):
+    nb = read(path)
+    problems = []
+    for cell in nb.cells:
+        if cell.cell_type != "code" or "raises-exception" in cell.metadata.get("tags", []):
+            continue
+        for output in cell.outputs:
+            text = output.get("text", "") or "".join(str(v) for v in output.get("data", {}).values())
+            if output.output_type == "error":
+                problems.append(f"cell {cell.get('id')}: {output.get('ename')}: {output.get('evalue')}")
+            elif "Traceback (most recent call last)" in text:
+                problems.append(f"cell {cell.get('id')}: a traceback in its output")
+    assert not problems, (f"{path.name} stores errors (re-run with `make solutions` after fixing, or tag a "
+                          "cell that must fail raises-exception):\n" + "\n".join(problems))
+
+
+@solved
+def test_no_warning_leaked_into_outputs(path):
+    nb = read(path)
+    leaked = [f"cell {c.get('id')}: {o.get('text', '')[:200]!r}" for c in nb.cells if c.cell_type == "code"
+              for o in c.outputs if o.output_type == "stream" and o.get("name") == "stderr"
+              and re.search(r"\w*Warning\b", o.get("text", ""))]
+    assert not leaked, f"{path.name}: warnings in the outputs (silence them at the source):\n" + "\n".join(leaked)
+
+
+# --- the rules catch what they should (on damaged copies of a real notebook) -----------------------
+
+
+def _damaged(tmp_path, damage):
+    nb = nbformat.read(next(p for p in SOLVED if not is_setup_check(p)), as_version=4)
+    damage(nb)
+    path = tmp_path / "99-damaged.ipynb"
+    nbformat.write(nb, path)
+    _cache.pop(path, None)
+    return path
+
+
+def _drop(kind):
+    def damage(nb):
+        index, _ = exercises(nb)[0]
+        for offset in range(1, WINDOW + 1):
+            cell = nb.cells[index + offset]
+            if (kind == "check" and cell.cell_type == "code" and check_calls(cell.source)) or (
+                    kind == "hint" and "<details" in cell.source):
+                del nb.cells[index + offset]
+                return
+    return damage
+
+
+def _drop_intro(word):
+    def damage(nb):
+        nb.cells[0].source = "\n".join(line for line in nb.cells[0].source.splitlines()
+                                       if word.lower() not in line.lower())
+    return damage
+
+
+def _add_error(nb):
+    code = next(c for c in nb.cells if c.cell_type == "code")
+    code.outputs.append(nbformat.v4.new_output("error", ename="ValueError", evalue="boom", traceback=[]))
+
+
+@pytest.mark.parametrize("test, damage", [
+    (test_every_exercise_is_followed_by_its_check_and_a_hint, _drop("check")),
+    (test_every_exercise_is_followed_by_its_check_and_a_hint, _drop("hint")),
+    (test_opening_gives_title_objectives_prerequisites_and_time, _drop_intro("**Time.**")),
+    (test_opening_gives_title_objectives_prerequisites_and_time, _drop_intro("objectives")),
+    (test_opening_gives_title_objectives_prerequisites_and_time, _drop_intro("prerequisites")),
+    (test_no_stored_error_or_traceback, _add_error),
+], ids=["no check", "no hint", "no time", "no objectives", "no prerequisites", "stored error"])
+def test_the_rules_catch_a_damaged_notebook(tmp_path, test, damage):
+    path = _damaged(tmp_path, damage)
+    with pytest.raises(AssertionError):
+        test(path)
+
+
+# --- the instructor guide follows the notebooks -------------------------------------------------------
+
+GUIDE = ROOT / "docs" / "instructor-guide.md"
+
+
+@solved
+def test_instructor_guide_schedules_every_notebook_with_its_time_estimate(path):
+    """docs/instructor-guide.md's schedule has a row naming the notebook and its own time estimate."""
+    estimate = TIME_ESTIMATE.search(intro_text(read(path)))
+    assert estimate, f"{path.name} has no time estimate"
+    minutes = int(estimate.group(1))
+    rows = [line for line in GUIDE.read_text(encoding="utf-8").splitlines()
+            if line.startswith("|") and f"`{path.stem}`" in line]
+    assert rows, f"{GUIDE.relative_to(ROOT)}: the schedule has no row for `{path.stem}`"
+    assert any(re.search(rf"\|\s*{minutes} min\s*\|", row) for row in rows), (
+        f"{GUIDE.relative_to(ROOT)}: the row of `{path.stem}` does not give the notebook's own estimate, "
+        f"{minutes} min (update the schedule when a notebook's time changes): {rows}")
