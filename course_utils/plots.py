@@ -79,6 +79,32 @@ def _text_colour(rgba):
     return "black" if luminance > 0.179 else "white"
 
 
+#: How a masked-out (blocked) cell looks in every heatmap of the course: grey, hatched.
+BLOCKED_CELL_STYLE = dict(facecolor="0.82", edgecolor="0.45", hatch="///", linewidth=0.0)
+
+
+def blocked_cell_patch(i, j, **kwargs):
+    """A hatched grey square over heatmap cell (row i, column j), drawn above the image."""
+    return Rectangle((j - 0.5, i - 0.5), 1.0, 1.0, zorder=2, **BLOCKED_CELL_STYLE, **kwargs)
+
+
+def blocked_cell_grid(ax, n):
+    """An (n, n) grid of hidden blocked-cell squares over a heatmap, for dashboards.
+
+    A dashboard shows a cell's square (``patches[i, j].set_visible(True)``) when the mask blocks
+    it, instead of adding and removing patches on every update.
+
+    Returns
+    -------
+    ndarray of Rectangle, shape (n, n)
+    """
+    patches = np.empty((n, n), dtype=object)
+    for i in range(n):
+        for j in range(n):
+            patches[i, j] = ax.add_patch(blocked_cell_patch(i, j, visible=False))
+    return patches
+
+
 def _allowed_from_mask(mask, shape):
     """Boolean (T_q, T_k) array, True = may attend, from a boolean or float (0 / -inf) mask."""
     arr = np.asarray(mask)
@@ -193,12 +219,7 @@ def attention_heatmap(
     blocked_patches = []
     if allowed is not None:
         for i, j in zip(*np.nonzero(~allowed)):
-            patch = Rectangle(
-                (j - 0.5, i - 0.5), 1.0, 1.0, facecolor="0.82", edgecolor="0.45",
-                hatch="///", linewidth=0.0, zorder=2,
-            )
-            ax.add_patch(patch)
-            blocked_patches.append(patch)
+            blocked_patches.append(ax.add_patch(blocked_cell_patch(i, j)))
 
     texts = np.full(weights.shape, None, dtype=object)
     if annotate:

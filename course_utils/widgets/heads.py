@@ -20,7 +20,7 @@ from course_utils.attention import scaled_dot_product_attention
 from course_utils.heads import embed_wide, head_columns, random_projections
 from course_utils.masks import causal_mask
 from course_utils.multihead import merge_heads, multi_head_attention, split_heads
-from course_utils.plots import attention_heatmap, update_heatmap
+from course_utils.plots import attention_heatmap, blocked_cell_grid, update_heatmap
 from course_utils.tickets import TICKET
 from course_utils.widgets._base import Dashboard
 
@@ -30,18 +30,8 @@ __all__ = ["HeadsDashboard", "HEAD_OPTIONS"]
 HEAD_OPTIONS = (1, 2, 4, 8)
 
 _VERMILLION = "#D55E00"
-_BLOCKED = dict(facecolor="0.82", edgecolor="0.45", hatch="///", linewidth=0.0)
 
 
-def _hatch_grid(ax, n):
-    """An (n, n) grid of hidden hatched squares over a heatmap, one per cell."""
-    patches = np.empty((n, n), dtype=object)
-    for i in range(n):
-        for j in range(n):
-            patch = Rectangle((j - 0.5, i - 0.5), 1.0, 1.0, zorder=2, visible=False, **_BLOCKED)
-            ax.add_patch(patch)
-            patches[i, j] = patch
-    return patches
 
 
 class HeadsDashboard(Dashboard):
@@ -188,12 +178,12 @@ class HeadsDashboard(Dashboard):
             ax.set_yticks([])
             self.small_axes.append(ax)
             self.small_images.append(image)
-            self.small_hatches.append(_hatch_grid(ax, T))
+            self.small_hatches.append(blocked_cell_grid(ax, T))
         bottom = fig.add_gridspec(1, 2, left=0.1, right=0.97, bottom=0.14, top=0.55, wspace=0.28,
                                   width_ratios=[1.0, 1.25])
         self.ax_big = fig.add_subplot(bottom[0, 0])
         self.big_image = attention_heatmap(blank, self.tokens, self.tokens, ax=self.ax_big, annotate=True)
-        self.big_hatches = _hatch_grid(self.ax_big, T)
+        self.big_hatches = blocked_cell_grid(self.ax_big, T)
         self.ax_concat = fig.add_subplot(bottom[0, 1])
         limit = self._concat_limit
         self.concat_image = self.ax_concat.imshow(

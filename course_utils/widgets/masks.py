@@ -22,7 +22,13 @@ from matplotlib.patches import Patch, Rectangle
 
 from course_utils.attention import scaled_dot_product_attention
 from course_utils.masks import causal_mask
-from course_utils.plots import _text_colour, attention_heatmap, update_heatmap
+from course_utils.plots import (
+    BLOCKED_CELL_STYLE,
+    _text_colour,
+    attention_heatmap,
+    blocked_cell_grid,
+    update_heatmap,
+)
 from course_utils.softmax import softmax
 from course_utils.tickets import FEATURES, TICKET, TICKETS, embed
 from course_utils.widgets._base import Dashboard, float_slider
@@ -38,7 +44,6 @@ __all__ = [
 
 _BLUE = "#0072B2"
 _VERMILLION = "#D55E00"
-_BLOCKED = dict(facecolor="0.82", edgecolor="0.45", hatch="///", linewidth=0.0)
 
 #: The three ways of applying a mask to a row of scores that MaskBeforeAfterDashboard compares.
 MASKING_METHODS = {
@@ -147,15 +152,6 @@ def masked_weights(scores, mask, method):
     raise ValueError(f"method must be one of {list(MASKING_METHODS)}; got {method!r}")
 
 
-def _cell_patches(ax, n):
-    """An (n, n) grid of hidden hatched squares, one per cell, shown where a cell is blocked."""
-    patches = np.empty((n, n), dtype=object)
-    for i in range(n):
-        for j in range(n):
-            patch = Rectangle((j - 0.5, i - 0.5), 1.0, 1.0, zorder=2, visible=False, **_BLOCKED)
-            ax.add_patch(patch)
-            patches[i, j] = patch
-    return patches
 
 
 class MaskExplorerDashboard(Dashboard):
@@ -254,8 +250,8 @@ class MaskExplorerDashboard(Dashboard):
         weight_cmap = colormaps["cividis"].with_extremes(bad="white")
         self.mask_image = self.ax_mask.imshow(blank, cmap=mask_cmap, vmin=0, vmax=1, aspect="equal")
         self.weight_image = self.ax_weights.imshow(blank, cmap=weight_cmap, vmin=0, vmax=1, aspect="equal")
-        self.mask_patches = _cell_patches(self.ax_mask, n)
-        self.weight_patches = _cell_patches(self.ax_weights, n)
+        self.mask_patches = blocked_cell_grid(self.ax_mask, n)
+        self.weight_patches = blocked_cell_grid(self.ax_weights, n)
         self.cell_texts = np.empty((n, n), dtype=object)
         for i in range(n):
             for j in range(n):
@@ -279,7 +275,7 @@ class MaskExplorerDashboard(Dashboard):
             self.frames.append(frame)
         fig.legend(
             handles=[Patch(facecolor=_BLUE, label="may attend (True)"),
-                     Patch(label="masked out (False)", **_BLOCKED),
+                     Patch(label="masked out (False)", **BLOCKED_CELL_STYLE),
                      Patch(facecolor="white", edgecolor="0.6", label="beyond this sequence's length")],
             loc="lower center", ncol=3, frameon=False, fontsize=9,
         )
