@@ -174,11 +174,11 @@ def test_notebook_runs_and_sliders_redraw(browser_page, lab_url, notebook):
             if handle.get_attribute("aria-valuenow") == before_value:  # at its maximum: step back instead
                 handle.press("ArrowLeft")
             assert handle.get_attribute("aria-valuenow") != before_value, f"slider {h + 1} of dashboard {c + 1} did not move"
-            # the dashboard replaces its picture (a new <img>) in the same cell
+            # the dashboard replaces its picture (a new <img>) in the same cell; wait until it is decoded
             page.wait_for_function(
                 """([cell, old]) => {
                     const img = cell.querySelector('.jp-OutputArea-output img');
-                    return img !== null && img.getAttribute('src') !== old;
+                    return img !== null && img.getAttribute('src') !== old && img.complete && img.naturalWidth > 0;
                 }""", arg=[cell.element_handle(), before_src], timeout=15_000)
             sliders_moved += 1
         # toggles too: every checkbox and every unselected toggle button must redraw the picture
@@ -189,9 +189,15 @@ def test_notebook_runs_and_sliders_redraw(browser_page, lab_url, notebook):
             page.wait_for_function(
                 """([cell, old]) => {
                     const img = cell.querySelector('.jp-OutputArea-output img');
-                    return img !== null && img.getAttribute('src') !== old;
+                    return img !== null && img.getAttribute('src') !== old && img.complete && img.naturalWidth > 0;
                 }""", arg=[cell.element_handle(), before_src], timeout=15_000)
             toggles_clicked += 1
+        # let the last picture finish decoding and painting before the screenshot
+        cell.evaluate("""async (cell) => {
+            const img = cell.querySelector('.jp-OutputArea-output img');
+            if (img) { await img.decode(); }
+        }""")
+        page.wait_for_timeout(500)  # headless Chromium paints large images in tiles, a little later
         cell.screenshot(path=str(ARTIFACTS / f"{notebook.stem}-dashboard{c + 1}-after.png"))
     (ARTIFACTS / f"{notebook.stem}.txt").write_text(
         f"run all: {run_all_seconds:.1f} s; dashboards: {cells.count()}; sliders moved and redrawn: {sliders_moved}; "
