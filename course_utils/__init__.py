@@ -7,6 +7,7 @@ The core is numpy only and is imported here:
 - :func:`attention_row` — the one-row case of notebook 01
 - :func:`causal_mask`, :func:`padding_mask` — boolean masks, True = may attend (PyTorch's convention)
 - :func:`split_heads`, :func:`merge_heads`, :func:`multi_head_attention`
+- :func:`blockwise_attention` — the same attention, block by block with an online softmax (never holds T x T)
 
 The modules that need matplotlib or ipywidgets, and the tools, load on first use:
 ``course_utils.plots``, ``course_utils.widgets``, ``course_utils.checks``, ``course_utils.build``
@@ -15,6 +16,7 @@ The modules that need matplotlib or ipywidgets, and the tools, load on first use
 import importlib
 
 from .attention import attention_row, scaled_dot_product_attention
+from .blockwise import blockwise_attention
 from .masks import causal_mask, padding_mask
 from .multihead import merge_heads, multi_head_attention, split_heads
 from .softmax import softmax
@@ -28,6 +30,7 @@ __all__ = [
     "split_heads",
     "merge_heads",
     "multi_head_attention",
+    "blockwise_attention",
 ]
 
 _LAZY_SUBMODULES = {"plots", "widgets", "checks", "build", "examples"}

@@ -64,6 +64,13 @@ from course_utils.checks.nb05 import (
     check_plot_diagnoses,
     check_removal_effects,
 )
+from course_utils.checks.nb06 import (
+    GRAD_SCORES_MISTAKES,
+    SOFTMAX_BACKWARD_MISTAKES,
+    check_grad_scores,
+    check_softmax_backward,
+)
+from course_utils.checks.nb07 import ONLINE_UPDATE_MISTAKES, check_online_update
 
 __all__ = [
     # notebook 01
@@ -107,6 +114,14 @@ __all__ = [
     "CONTRIBUTIONS_MISTAKES",
     "REMOVAL_EFFECTS_MISTAKES",
     "CAPSTONE_MISTAKES",
+    # notebook 06
+    "check_softmax_backward",
+    "check_grad_scores",
+    "SOFTMAX_BACKWARD_MISTAKES",
+    "GRAD_SCORES_MISTAKES",
+    # notebook 07
+    "check_online_update",
+    "ONLINE_UPDATE_MISTAKES",
     # framework
     "CheckResult",
     "Case",

@@ -6,10 +6,12 @@ module holds the dashboards of one notebook.
 from course_utils.widgets._base import Dashboard, float_slider
 from course_utils.widgets.heads import HeadsDashboard
 from course_utils.widgets.influence import ValueScaleDashboard
+from course_utils.widgets.online_softmax import OnlineSoftmaxDashboard
 from course_utils.widgets.masks import MaskBeforeAfterDashboard, MaskExplorerDashboard
 from course_utils.widgets.row import AttentionRowDashboard
 from course_utils.widgets.scaling import ScalingDashboard
+from course_utils.widgets.training import TrainingDashboard
 
 __all__ = ["Dashboard", "float_slider", "AttentionRowDashboard", "ScalingDashboard",
            "MaskExplorerDashboard", "MaskBeforeAfterDashboard", "ValueScaleDashboard",
-           "HeadsDashboard"]
+           "HeadsDashboard", "OnlineSoftmaxDashboard", "TrainingDashboard"]

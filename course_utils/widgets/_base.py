@@ -24,6 +24,7 @@ import time
 
 import ipywidgets
 import matplotlib.pyplot as plt
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 
@@ -124,6 +125,9 @@ class Dashboard:
         self._batch = False
         with plt.ioff():  # nothing here is shown by the backend on its own
             self.fig = Figure(figsize=self.figsize)
+            # An Agg canvas of its own, made once: render_png prints it directly (print_png), which
+            # skips savefig's per-call canvas switch and bookkeeping (same pixels, same bytes).
+            FigureCanvasAgg(self.fig)
             self.build(self.fig)
         self.draw(**self.values)
         box_class = {"vbox": ipywidgets.VBox, "hbox": ipywidgets.HBox}[self.controls_layout]
@@ -196,7 +200,7 @@ class Dashboard:
         label's length changes.
         """
         buffer = io.BytesIO()
-        self.fig.savefig(buffer, format="png", dpi=self.fig.dpi)
+        self.fig.canvas.print_png(buffer)  # the figure's own Agg canvas, at fig.dpi
         return buffer.getvalue()
 
     def show(self):

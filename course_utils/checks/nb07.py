@@ -1,0 +1,147 @@
+"""Checker for notebook 07 (attention at scale): one step of the online softmax.
+
+``my_online_update(m, l, o, scores_block, v_block) -> (m_new, l_new, o_new)`` for one query row:
+``m`` the running maximum (a float, ``-inf`` before the first block), ``l`` the running sum of
+``exp(score - m)`` (a float), ``o`` the running unnormalised output, shape (d_v,); a new block
+brings ``scores_block`` (B,) and ``v_block`` (B, d_v). The reference is
+``course_utils.blockwise.online_softmax_update``.
+"""
+import numpy as np
+
+from course_utils.checks._framework import Case, KnownMistake, checker, run_check
+
+__all__ = ["check_online_update", "ONLINE_UPDATE_MISTAKES"]
+
+_NEG_INF = float("-inf")
+_V2 = np.array([[1.0, 0.0], [0.0, 2.0]])
+_V3 = np.array([[1.0, 0.0], [0.0, 2.0], [3.0, 1.0]])
+
+_CASES = (
+    Case("a second block with a new, larger maximum",
+         (1.0, 1.5, np.array([0.5, 0.25]), np.array([2.0, 0.0]), _V2.copy())),
+    Case("a block whose scores all lie below the running maximum",
+         (3.0, 1.25, np.array([1.0, -0.5]), np.array([1.0, 2.0]), _V2.copy())),
+    Case("the first block: m = -inf, l = 0, o = 0",
+         (_NEG_INF, 0.0, np.zeros(2), np.array([2.0, 1.0, 0.0]), _V3.copy())),
+    Case("a block with a masked key (score -inf)",
+         (0.5, 2.0, np.array([1.0, 1.0]), np.array([1.0, _NEG_INF, 3.0]), _V3.copy())),
+    Case("a first block whose keys are all masked (every score -inf)",
+         (_NEG_INF, 0.0, np.zeros(2), np.array([_NEG_INF, _NEG_INF]), _V2.copy())),
+    Case("large scores",
+         (999.0, 1.0, np.array([2.0, 1.0]), np.array([1000.0, 998.0]), _V2.copy())),
+)
+
+
+def _reference(m, l, o, scores_block, v_block):
+    from course_utils.blockwise import online_softmax_update
+
+    m_new, l_new, o_new = online_softmax_update(
+        np.array([m], float), np.array([l], float), np.asarray(o, float),
+        np.asarray(scores_block, float), np.asarray(v_block, float),
+    )
+    return float(m_new[0]), float(l_new[0]), o_new  # (1,) -> a float
+
+
+def _parts(m, scores_block, *, sign=1.0, keep_max=False, block_max_only=False, guard=True):
+    """(m_new, alpha, p) of a (possibly buggy) update."""
+    block_max = float(np.max(scores_block))
+    m_new = m if keep_max else block_max if block_max_only else max(m, block_max)
+    shift = 0.0 if (guard and m_new == _NEG_INF) else m_new
+    alpha = np.exp(sign * (m - shift)) if sign > 0 else np.exp(shift - m)
+    p = np.exp(scores_block - shift)
+    return m_new, alpha, p
+
+
+def _update(rescale_l=True, rescale_o=True, normalise=False, **kw):
+    def buggy(m, l, o, scores_block, v_block):
+        m_new, alpha, p = _parts(m, scores_block, **kw)
+        l_new = (alpha * l if rescale_l else l) + p.sum()
+        o_new = (alpha * o if rescale_o else o) + p @ v_block
+        if normalise:
+            o_new = o_new / l_new
+        return m_new, l_new, o_new
+
+    return buggy
+
+
+ONLINE_UPDATE_MISTAKES = (
+    # Tried in this order on the failing case. The NaN mistake only shows on the all-masked first
+    # block, where an unguarded wrong sign also gives NaN: there the missing guard is the real bug.
+    KnownMistake(
+        "nan on an all-masked first block",
+        "When every score seen so far is -inf (m = -inf and the block's scores are all -inf), "
+        "m_new is -inf too and `np.exp(m - m_new)` is exp(-inf - (-inf)) = exp(nan) = nan. Shift by "
+        "0 in that case: `shift = 0.0 if m_new == -np.inf else m_new`, then use "
+        "`np.exp(m - shift)` and `np.exp(scores_block - shift)`: l stays 0 and o stays zeros.",
+        reproduce=_update(guard=False),
+    ),
+    KnownMistake(
+        "no rescale",
+        "The old sum l and the old output o were computed with the old maximum m as the shift. When "
+        "the maximum grows to m_new, multiply both by `alpha = np.exp(m - m_new)` before adding the "
+        "new block: `l_new = alpha * l + p.sum()` and `o_new = alpha * o + p @ v_block`, with "
+        "`p = np.exp(scores_block - m_new)`.",
+        reproduce=(
+            _update(rescale_l=False, rescale_o=False),
+            _update(rescale_l=False),
+            _update(rescale_o=False),
+        ),
+    ),
+    KnownMistake(
+        "wrong sign",
+        "The rescaling factor has the wrong sign: it is `np.exp(m - m_new)`, which is at most 1 "
+        "(the old terms shrink when the maximum grows), not `np.exp(m_new - m)`.",
+        reproduce=(_update(sign=-1.0), _update(sign=-1.0, guard=False)),
+    ),
+    KnownMistake(
+        "max not updated",
+        "The running maximum must become `m_new = max(m, scores_block.max())`: the largest score "
+        "seen in ANY block so far. Keeping the old m, or taking only this block's maximum, returns "
+        "the wrong m_new (and with the old m, exp of a larger new score can overflow).",
+        reproduce=(_update(keep_max=True), _update(keep_max=True, guard=False),
+                   _update(block_max_only=True), _update(block_max_only=True, guard=False)),
+    ),
+    KnownMistake(
+        "normalised inside",
+        "Keep o unnormalised: `o_new = alpha * o + p @ v_block`. Divide by l only once, after the "
+        "last block (`output = o / l`). Dividing inside the update mixes a normalised old o with "
+        "unnormalised new terms.",
+        reproduce=(_update(normalise=True), _update(normalise=True, guard=False)),
+    ),
+)
+
+_HINTS = {
+    "values": (
+        "Three steps: `m_new = max(m, scores_block.max())`; `alpha = np.exp(m - m_new)` and "
+        "`p = np.exp(scores_block - m_new)`; `l_new = alpha * l + p.sum()`, "
+        "`o_new = alpha * o + p @ v_block`. Check each on this input."
+    ),
+    "structure": "Return three things: `return m_new, l_new, o_new`.",
+    "shape": "m_new and l_new are single numbers; o_new has the shape of o, (d_v,).",
+}
+
+
+@checker("online_update")
+def check_online_update(online_update):
+    """Check a learner's ``online_update(m, l, o, scores_block, v_block) -> (m_new, l_new, o_new)``.
+
+    Parameters
+    ----------
+    online_update : callable
+        m, l : float (running maximum, running sum); o : ndarray (d_v,) (running unnormalised
+        output); scores_block : ndarray (B,); v_block : ndarray (B, d_v).
+
+    Returns
+    -------
+    CheckResult
+    """
+    return run_check(
+        online_update,
+        name="online_update",
+        reference=_reference,
+        cases=_CASES,
+        arg_names=("m", "l", "o", "scores_block", "v_block"),
+        output_names=("m_new", "l_new", "o_new"),
+        known_mistakes=ONLINE_UPDATE_MISTAKES,
+        hints=_HINTS,
+    )

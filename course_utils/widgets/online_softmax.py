@@ -1,0 +1,139 @@
+"""The notebook-07 dashboard: the online softmax of one query row, block by block."""
+import ipywidgets
+import numpy as np
+
+from course_utils.blockwise import online_softmax_update
+from course_utils.softmax import softmax
+from course_utils.widgets._base import Dashboard
+
+__all__ = ["OnlineSoftmaxDashboard", "ONLINE_SCORES"]
+
+#: One query's scores against 12 keys; the largest (3.4) sits in the third block of 4.
+ONLINE_SCORES = np.array([0.5, 1.2, -0.3, 0.8, 2.6, 1.9, -1.0, 0.1, 3.4, 2.2, 0.7, -0.6])
+
+_DONE, _NEW, _LATER = "#1f77b4", "#ff7f0e", "#d9d9d9"
+
+
+def online_states(scores, block_size):
+    """Running maximum and normaliser of one query row after each block of keys.
+
+    Parameters
+    ----------
+    scores : array_like, shape (T,)
+    block_size : int
+
+    Returns
+    -------
+    list of (m, l) float pairs, length ceil(T / block_size) + 1
+        Entry i: after i blocks (entry 0: m = -inf, l = 0, nothing seen yet).
+    """
+    scores = np.asarray(scores, dtype=float)  # (T,)
+    m, l, o = np.array([-np.inf]), np.array([0.0]), np.zeros(1)
+    ones = np.ones((len(scores), 1))  # (T, 1): dummy values, only m and l are shown
+    states = [(float(m[0]), float(l[0]))]
+    for j0 in range(0, len(scores), block_size):
+        m, l, o = online_softmax_update(m, l, o, scores[j0:j0 + block_size], ones[j0:j0 + block_size])
+        states.append((float(m[0]), float(l[0])))
+    return states
+
+
+class OnlineSoftmaxDashboard(Dashboard):
+    """Block size and step sliders over one query row's scores: the running maximum and normaliser.
+
+    Left: the scores, blue for the blocks already processed, orange for the block just added, grey
+    for the rest; the dashed line is the running maximum m. Right: the weights known so far,
+    ``exp(score - m) / l`` over the processed keys (bars), against the final softmax weights
+    (black ticks): they agree once every block is in. Computed with the reference
+    ``course_utils.blockwise.online_softmax_update``.
+
+    Parameters
+    ----------
+    scores : array_like, shape (T,)
+        One query's scores. Default: ``ONLINE_SCORES`` (12 keys).
+
+    Attributes
+    ----------
+    m, l : float
+        The running maximum and normaliser currently drawn.
+    score_bars, weight_bars : BarContainer
+    max_line : Line2D
+    summary : matplotlib.text.Text
+
+    Controls: ``block_size`` (1 .. T) and ``step`` (blocks processed, 0 .. number of blocks; its
+    maximum follows the block size).
+    """
+
+    figsize = (8.0, 3.4)
+
+    def __init__(self, scores=ONLINE_SCORES):
+        self.scores = np.array(scores, dtype=float)  # (T,)
+        if self.scores.ndim != 1 or self.scores.size == 0 or not np.isfinite(self.scores).all():
+            raise ValueError(f"scores must be a non-empty 1-D array of finite numbers; got shape {self.scores.shape}")
+        self.final_weights = softmax(self.scores)  # (T,)
+        super().__init__()
+
+    def make_controls(self):
+        t = len(self.scores)
+        style, layout = {"description_width": "initial"}, ipywidgets.Layout(width="380px")
+        return {
+            "block_size": ipywidgets.IntSlider(value=min(4, t), min=1, max=t, description="block size",
+                                               continuous_update=False, style=style, layout=layout),
+            "step": ipywidgets.IntSlider(value=1, min=0, max=-(-t // min(4, t)),
+                                         description="blocks processed", continuous_update=False,
+                                         style=style, layout=layout),
+        }
+
+    def build(self, fig):
+        t = len(self.scores)
+        grid = fig.add_gridspec(1, 2, left=0.08, right=0.98, bottom=0.25, top=0.88, wspace=0.28)
+        ax_s, ax_w = fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[0, 1])
+        keys = np.arange(1, t + 1)
+        self.score_bars = ax_s.bar(keys, self.scores, color=_LATER)
+        self.max_line = ax_s.axhline(0.0, color="black", linestyle="--", linewidth=1.2)
+        ax_s.axhline(0.0, color="grey", linewidth=0.6)
+        ax_s.set(title="scores; dashed: running max m", xlabel="key", xticks=keys)
+        ax_s.set_ylim(min(0.0, self.scores.min()) - 0.3, self.scores.max() + 0.6)
+        self.weight_bars = ax_w.bar(keys, np.zeros(t), color=_DONE)
+        ax_w.plot(keys, self.final_weights, "_", color="black", markersize=14, markeredgewidth=2)
+        ax_w.set(title="exp(score - m) / l so far; ticks: final", xlabel="key", xticks=keys)
+        ax_w.set_ylim(0, 1.05)
+        for ax in (ax_s, ax_w):
+            ax.tick_params(labelsize=8)
+            ax.title.set_fontsize(10)
+        self.summary = fig.text(0.5, 0.03, "", ha="center", va="bottom", fontsize=10, family="monospace")
+
+    def _sync_step_range(self, n_blocks):
+        """Set the step slider's maximum to the number of blocks, without a second redraw."""
+        step = self.controls["step"]
+        if step.max != n_blocks:
+            batch, self._batch = self._batch, True
+            try:
+                if step.value > n_blocks:
+                    step.value = n_blocks
+                step.max = n_blocks
+            finally:
+                self._batch = batch
+
+    def draw(self, block_size, step):
+        t = len(self.scores)
+        n_blocks = -(-t // block_size)
+        self._sync_step_range(n_blocks)
+        step = min(step, n_blocks)
+        m, l = online_states(self.scores, block_size)[step]
+        seen = min(step * block_size, t)  # keys processed so far
+        new_from = (step - 1) * block_size if step else seen
+        for j, bar in enumerate(self.score_bars):
+            bar.set_color(_DONE if j < new_from else _NEW if j < seen else _LATER)
+        so_far = np.zeros(t)
+        if l > 0:
+            so_far[:seen] = np.exp(self.scores[:seen] - m) / l  # (seen,)
+        for bar, height in zip(self.weight_bars, so_far):
+            bar.set_height(height)
+        self.max_line.set_visible(np.isfinite(m))
+        if np.isfinite(m):
+            self.max_line.set_ydata([m, m])
+        self.summary.set_text(
+            f"after {step} of {n_blocks} blocks: m = {m:.2f}, l = {l:.3f}"
+            + ("   (all keys: exact softmax)" if step == n_blocks else "")
+        )
+        self.m, self.l = m, l

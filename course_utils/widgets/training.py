@@ -1,0 +1,88 @@
+"""The notebook-06 dashboard: a training-step slider over the attention snapshots kept by ``train``."""
+import ipywidgets
+import numpy as np
+
+from course_utils.training import ticket_words
+from course_utils.widgets._base import Dashboard
+
+__all__ = ["TrainingDashboard"]
+
+
+class TrainingDashboard(Dashboard):
+    """Where the "missing" token looks, step by step during training.
+
+    Left: one row per probe ticket, one column per position; the colour is the attention weight
+    of that ticket's "missing" token on that position (the word is written in the cell). Right:
+    the training loss, with a line at the chosen step. The slider picks a snapshot; nothing is
+    recomputed (the snapshots were kept by ``course_utils.training.train``).
+
+    Parameters
+    ----------
+    run : course_utils.training.TrainingRun
+        Must hold snapshots (``train(..., probe=...)``).
+    probe_tokens : array of int, shape (n, T)
+        The probe tickets the snapshots belong to.
+
+    Attributes
+    ----------
+    image : matplotlib.image.AxesImage -- the heatmap, updated with ``set_data``.
+    marker : matplotlib.lines.Line2D -- the vertical line on the loss curve.
+    title : matplotlib.text.Text
+    weights : ndarray, shape (n, T) -- the snapshot currently drawn.
+
+    Control: ``step`` (IntSlider over the snapshot steps).
+    """
+
+    figsize = (10.0, 4.2)
+
+    def __init__(self, run, probe_tokens):
+        self.steps = np.asarray(run.snapshot_steps, dtype=int)
+        self.snapshots = np.asarray(run.snapshots, dtype=float)
+        self.losses = np.asarray(run.losses, dtype=float)
+        self.probe_tokens = np.asarray(probe_tokens)
+        if self.steps.size < 2 or self.snapshots.shape[:2] != (self.steps.size, self.probe_tokens.shape[0]) \
+                or self.snapshots.shape[2] != self.probe_tokens.shape[1]:
+            raise ValueError(
+                f"need at least 2 snapshots of shape (n, T) matching probe_tokens {self.probe_tokens.shape}; "
+                f"got snapshots {self.snapshots.shape} at steps {self.steps.shape}")
+        self.weights = self.snapshots[0]
+        super().__init__()
+
+    def make_controls(self):
+        return {"step": ipywidgets.IntSlider(
+            value=0, min=int(self.steps[0]), max=int(self.steps[-1]),
+            step=int(self.steps[1] - self.steps[0]), description="training step",
+            continuous_update=False, style={"description_width": "initial"},
+            layout=ipywidgets.Layout(width="420px"))}
+
+    def snapshot_index(self, step):
+        """Index of the last snapshot taken at or before ``step``."""
+        return int(np.clip(np.searchsorted(self.steps, step, side="right") - 1, 0, self.steps.size - 1))
+
+    def build(self, fig):
+        grid = fig.add_gridspec(1, 2, width_ratios=(1.5, 1), left=0.09, right=0.98, bottom=0.14,
+                                top=0.86, wspace=0.25)
+        ax, ax_loss = fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[0, 1])
+        n, T = self.probe_tokens.shape
+        self.image = ax.imshow(self.weights, cmap="viridis", vmin=0.0, vmax=1.0, aspect="auto")
+        self.texts = [[ax.text(t, i, word, ha="center", va="center", fontsize=9)
+                       for t, word in enumerate(ticket_words(row))] for i, row in enumerate(self.probe_tokens)]
+        ax.set_xticks(range(T), [f"pos {t}" for t in range(T)])
+        ax.set_yticks(range(n), [f"ticket {i + 1}" for i in range(n)])
+        fig.colorbar(self.image, ax=ax, fraction=0.04, pad=0.02, label="weight of 'missing'")
+        self.title = ax.set_title("")
+        ax_loss.plot(np.arange(self.losses.size), self.losses, color="#0072B2")
+        ax_loss.set_xlabel("training step")
+        ax_loss.set_title("training loss")
+        self.marker = ax_loss.axvline(0, color="#D55E00", lw=1.5)
+
+    def draw(self, step):
+        index = self.snapshot_index(step)
+        self.weights = self.snapshots[index]
+        self.image.set_data(self.weights)
+        for row_texts, row in zip(self.texts, self.weights):
+            for text, w in zip(row_texts, row):
+                text.set_color("black" if w > 0.6 else "white")
+        shown = int(self.steps[index])
+        self.marker.set_xdata([shown, shown])
+        self.title.set_text(f"where 'missing' looks, step {shown}")

@@ -1,0 +1,178 @@
+"""blockwise_attention (online softmax over blocks) equals the reference scaled_dot_product_attention."""
+import re
+import tracemalloc
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import course_utils as cu
+from course_utils.blockwise import blockwise_attention, online_softmax_update
+
+
+def reference(q, k, v, mask=None, **kw):
+    return cu.scaled_dot_product_attention(q, k, v, mask, **kw)[0]
+
+
+def qkv(shape_q, t_k, d_v=None, seed=0, dtype=float):
+    rng = np.random.default_rng(seed)
+    *lead, t_q, d_k = shape_q
+    d_v = d_k if d_v is None else d_v
+    q = rng.normal(size=shape_q).astype(dtype)
+    k = rng.normal(size=(*lead, t_k, d_k)).astype(dtype)
+    v = rng.normal(size=(*lead, t_k, d_v)).astype(dtype)
+    return q, k, v
+
+
+def test_exported_from_course_utils():
+    assert cu.blockwise_attention is blockwise_attention
+    assert "blockwise_attention" in cu.__all__
+
+
+@pytest.mark.parametrize("shape_q, t_k", [
+    ((1, 1), 1), ((5, 3), 5), ((7, 4), 13), ((13, 4), 7), ((2, 9, 8), 9), ((2, 3, 10, 4), 17),
+])
+@pytest.mark.parametrize("block_size", [1, 2, 3, 4, 7, 16, 100, (1, 5), (6, 2)])
+def test_equals_reference(shape_q, t_k, block_size):
+    q, k, v = qkv(shape_q, t_k, d_v=3)
+    np.testing.assert_allclose(blockwise_attention(q, k, v, block_size), reference(q, k, v),
+                               rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("block_size", [1, 3, 4, (5, 2)])
+def test_masks(block_size):
+    q, k, v = qkv((2, 3, 11, 4), 11)
+    rng = np.random.default_rng(1)
+    lengths = [11, 6]
+    padding = cu.padding_mask(lengths, 11)[:, None, None, :]  # (2, 1, 1, 11): batch, head, query, key
+    masks = {
+        "causal": cu.causal_mask(11),
+        "padding": padding,
+        "causal and padding": cu.causal_mask(11) & padding,
+        "random bool": rng.random((2, 3, 11, 11)) > 0.5,
+        "float bias": rng.normal(size=(11, 11)),
+        "float -inf": np.where(cu.causal_mask(11), 0.0, -np.inf),
+        "key vector": rng.random(11) > 0.3,
+        "query column": np.array([True] * 5 + [False] * 6)[:, None],
+        "scalar": np.array(True),
+    }
+    for name, mask in masks.items():
+        np.testing.assert_allclose(blockwise_attention(q, k, v, block_size, mask), reference(q, k, v, mask),
+                                   rtol=1e-12, atol=1e-12, err_msg=name)
+
+
+def test_rows_with_no_permitted_key_are_zeros():
+    q, k, v = qkv((6, 4), 9)
+    mask = np.ones((6, 9), bool)
+    mask[[0, 3]] = False  # rows 0 and 3: no permitted key
+    mask[1, :5] = False  # row 1: only keys of the second block (block 4 -> keys 4..8 partly)
+    with np.errstate(all="raise"):  # no warning, no NaN
+        out = blockwise_attention(q, k, v, 4, mask)
+    assert np.array_equal(out[[0, 3]], np.zeros((2, 4)))
+    np.testing.assert_allclose(out, reference(q, k, v, mask), atol=1e-12)
+    all_inf = np.full((6, 9), -np.inf)
+    assert np.array_equal(blockwise_attention(q, k, v, 2, all_inf), np.zeros((6, 4)))
+
+
+def test_mask_adds_leading_dims():
+    q, k, v = qkv((5, 4), 5)
+    mask = np.random.default_rng(2).random((3, 5, 5)) > 0.4
+    out = blockwise_attention(q, k, v, 2, mask)
+    assert out.shape == (3, 5, 4)
+    np.testing.assert_allclose(out, reference(q, k, v, mask), atol=1e-12)
+
+
+def test_broadcast_leading_dims():
+    rng = np.random.default_rng(3)
+    q = rng.normal(size=(2, 1, 5, 4))
+    k, v = rng.normal(size=(3, 7, 4)), rng.normal(size=(3, 7, 2))
+    out = blockwise_attention(q, k, v, 3)
+    assert out.shape == (2, 3, 5, 2)
+    np.testing.assert_allclose(out, reference(q, k, v), atol=1e-12)
+
+
+def test_large_scores_are_stable():
+    q, k, v = qkv((6, 4), 10)
+    with np.errstate(all="raise"):
+        out = blockwise_attention(q * 30, k * 30, v, 3)
+    np.testing.assert_allclose(out, reference(q * 30, k * 30, v), atol=1e-10)
+
+
+def test_scale_and_dtypes():
+    q, k, v = qkv((8, 4), 8, dtype=np.float32)
+    out = blockwise_attention(q, k, v, 3)
+    assert out.dtype == np.float32
+    np.testing.assert_allclose(out, reference(q, k, v), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(blockwise_attention(q, k, v, 3, scale=0.1), reference(q, k, v, scale=0.1),
+                               rtol=1e-5, atol=1e-5)
+    assert blockwise_attention(q.astype(float), k, v, 3).dtype == np.float64
+
+
+def test_errors_match_the_reference():
+    q, k, v = qkv((3, 4), 3)
+    with pytest.raises(ValueError, match=re.escape("k has d_k=5 but q has d_k=4")):
+        blockwise_attention(q, np.zeros((3, 5)), v, 2)
+    with pytest.raises(ValueError, match=re.escape("v has T_k=4 rows but k has T_k=3")):
+        blockwise_attention(q, k, np.zeros((4, 4)), 2)
+    with pytest.raises(ValueError, match="q must have at least 2 dimensions"):
+        blockwise_attention(np.zeros(4), k, v, 2)
+    with pytest.raises(TypeError, match="mask has integer dtype"):
+        blockwise_attention(q, k, v, 2, np.ones((3, 3), int))
+    with pytest.raises(ValueError, match="does not broadcast to the scores shape"):
+        blockwise_attention(q, k, v, 2, np.ones((4, 3), bool))
+    with pytest.raises(ValueError, match=r"the scores q @ k\^T \* scale overflowed"):
+        blockwise_attention(q * 1e200, k * 1e200, v, 2)
+    with pytest.raises(ValueError, match="contains NaN"):
+        blockwise_attention(q * np.nan, k, v, 2)
+    with pytest.raises(TypeError, match="scale must be a real number"):
+        blockwise_attention(q, k, v, 2, scale="2")
+
+
+@pytest.mark.parametrize("bad, error", [(0, ValueError), (-1, ValueError), (2.0, TypeError), (True, TypeError),
+                                        ((1, 2, 3), ValueError), ((2, 0), ValueError)])
+def test_bad_block_size(bad, error):
+    q, k, v = qkv((3, 4), 3)
+    with pytest.raises(error, match="block_size"):
+        blockwise_attention(q, k, v, bad)
+
+
+def test_online_update_matches_softmax_over_all_blocks():
+    rng = np.random.default_rng(4)
+    scores, values = rng.normal(size=10) * 3, rng.normal(size=(10, 2))
+    m, l, o = np.array([-np.inf]), np.array([0.0]), np.zeros(2)
+    for j in range(0, 10, 3):
+        m, l, o = online_softmax_update(m, l, o, scores[j:j + 3], values[j:j + 3])
+    assert m[0] == scores.max()
+    np.testing.assert_allclose(l[0], np.exp(scores - scores.max()).sum())
+    np.testing.assert_allclose(o / l, cu.softmax(scores) @ values)
+
+
+def test_peak_memory_grows_like_t_not_t_squared():
+    d = 16
+
+    def peak(t):
+        q, k, v = qkv((t, d), t)
+        tracemalloc.start()
+        blockwise_attention(q, k, v, 64)
+        _, top = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        return top
+
+    small, large = peak(512), peak(2048)
+    assert large / small < 6  # 4x the length: about 4x the memory (T^2 would be 16x)
+    assert large < 2048 * 2048 * 8 / 4  # far below the full scores matrix
+
+
+@settings(max_examples=40, derandomize=True, database=None, deadline=None)
+@given(
+    t_q=st.integers(1, 12), t_k=st.integers(1, 12), d_k=st.integers(1, 5), d_v=st.integers(1, 4),
+    block_q=st.integers(1, 13), block_k=st.integers(1, 13), masked=st.booleans(), seed=st.integers(0, 2**16),
+)
+def test_property_equals_reference(t_q, t_k, d_k, d_v, block_q, block_k, masked, seed):
+    rng = np.random.default_rng(seed)
+    q, k = rng.normal(size=(2, t_q, d_k)) * 3, rng.normal(size=(2, t_k, d_k)) * 3
+    v = rng.normal(size=(2, t_k, d_v))
+    mask = rng.random((2, t_q, t_k)) > 0.4 if masked else None
+    np.testing.assert_allclose(blockwise_attention(q, k, v, (block_q, block_k), mask),
+                               reference(q, k, v, mask), rtol=1e-10, atol=1e-12)

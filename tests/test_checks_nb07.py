@@ -1,0 +1,133 @@
+"""Notebook 07 checker (one online-softmax update) against the reference, the stub and learner mistakes.
+
+Each mutant is a function a learner plausibly writes; the test asserts the checker calls it wrong at
+the expected (first failing) case with the hint for that mistake.
+"""
+import numpy as np
+import pytest
+
+from course_utils.blockwise import online_softmax_update
+from course_utils.checks import ONLINE_UPDATE_MISTAKES, check_online_update
+
+
+def stub(m, l, o, scores_block, v_block):
+    # YOUR CODE HERE
+    raise NotImplementedError()
+
+
+def assert_wrong_with_hint(result, case_number, hint_word):
+    assert result.status == "wrong", result.text
+    assert not result
+    assert result.case.startswith(f"case {case_number} of "), result.text
+    assert result.passed == case_number - 1
+    assert hint_word in result.hint, result.text
+    assert "Traceback" not in result.text
+
+
+# -- correct versions
+def solution(m, l, o, scores_block, v_block):
+    m_new = max(m, scores_block.max())
+    shift = 0.0 if m_new == -np.inf else m_new
+    alpha = np.exp(m - shift)
+    p = np.exp(scores_block - shift)
+    return m_new, alpha * l + p.sum(), alpha * o + p @ v_block
+
+
+def with_isneginf(m, l, o, scores_block, v_block):
+    m_new = np.maximum(m, np.max(scores_block))
+    if np.isneginf(m_new):
+        return m_new, l, o
+    scale = np.exp(m - m_new)
+    weights = np.exp(scores_block - m_new)
+    return m_new, l * scale + weights.sum(), o * scale + weights @ v_block
+
+
+def reference_wrapper(m, l, o, scores_block, v_block):
+    m_new, l_new, o_new = online_softmax_update(np.array([m]), np.array([l]), o, scores_block, v_block)
+    return m_new[0], l_new[0], o_new
+
+
+@pytest.mark.parametrize("fn", [solution, with_isneginf, reference_wrapper])
+def test_correct(fn):
+    result = check_online_update(fn)
+    assert result.status == "correct" and result
+    assert result.message == "Correct: all 6 cases passed."
+
+
+def test_stub_not_attempted():
+    result = check_online_update(stub)
+    assert result.status == "not attempted"
+
+
+# -- the mistakes learners write
+def no_rescale(m, l, o, scores_block, v_block):
+    m_new = max(m, scores_block.max())
+    p = np.exp(scores_block - m_new)
+    return m_new, l + p.sum(), o + p @ v_block
+
+
+def rescale_sum_only(m, l, o, scores_block, v_block):
+    m_new = max(m, scores_block.max())
+    p = np.exp(scores_block - m_new)
+    return m_new, np.exp(m - m_new) * l + p.sum(), o + p @ v_block
+
+
+def wrong_sign(m, l, o, scores_block, v_block):
+    m_new = max(m, scores_block.max())
+    alpha = np.exp(m_new - m)
+    p = np.exp(scores_block - m_new)
+    return m_new, alpha * l + p.sum(), alpha * o + p @ v_block
+
+
+def max_not_updated(m, l, o, scores_block, v_block):
+    alpha = 1.0
+    p = np.exp(scores_block - m) if m != -np.inf else np.exp(scores_block - scores_block.max())
+    return m, alpha * l + p.sum(), alpha * o + p @ v_block
+
+
+def block_max_only(m, l, o, scores_block, v_block):
+    m_new = scores_block.max()
+    alpha = np.exp(m - m_new)
+    p = np.exp(scores_block - m_new)
+    return m_new, alpha * l + p.sum(), alpha * o + p @ v_block
+
+
+def no_neginf_guard(m, l, o, scores_block, v_block):
+    m_new = max(m, scores_block.max())
+    alpha = np.exp(m - m_new)  # exp(-inf - -inf) = nan on an all-masked first block
+    p = np.exp(scores_block - m_new)
+    return m_new, alpha * l + p.sum(), alpha * o + p @ v_block
+
+
+def normalised_inside(m, l, o, scores_block, v_block):
+    m_new = max(m, scores_block.max())
+    shift = 0.0 if m_new == -np.inf else m_new
+    alpha = np.exp(m - shift)
+    p = np.exp(scores_block - shift)
+    l_new = alpha * l + p.sum()
+    return m_new, l_new, (alpha * o + p @ v_block) / l_new
+
+
+@pytest.mark.parametrize("fn, case, hint_word", [
+    (no_rescale, 1, "multiply both by"),
+    (rescale_sum_only, 1, "multiply both by"),
+    (wrong_sign, 1, "wrong sign"),
+    (max_not_updated, 1, "running maximum must become"),
+    (block_max_only, 2, "running maximum must become"),
+    (no_neginf_guard, 5, "exp(-inf - (-inf))"),
+    (normalised_inside, 1, "Keep o unnormalised"),
+], ids=lambda x: getattr(x, "__name__", str(x)))
+def test_mistakes_get_their_hint(fn, case, hint_word):
+    assert_wrong_with_hint(check_online_update(fn), case, hint_word)
+
+
+def test_every_known_mistake_is_tested():
+    names = {m.name for m in ONLINE_UPDATE_MISTAKES}
+    assert names == {"no rescale", "wrong sign", "max not updated", "nan on an all-masked first block",
+                     "normalised inside"}
+
+
+def test_returning_two_things_is_a_structure_problem():
+    result = check_online_update(lambda m, l, o, s, v: (m, l))
+    assert result.status == "wrong"
+    assert "m_new, l_new, o_new" in result.hint
