@@ -65,3 +65,11 @@ lock:
 
 clean-env:
 	rm -rf $(VENV)
+
+# Maintainers: time and memory of course_utils attention against a naive loop and PyTorch (when installed),
+# dashboard update latency and notebook run times; results in benchmarks/results/. Not part of `make test`.
+# OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE are unset for this run only, so OpenBLAS picks the kernel of this CPU
+# (tests and CI keep them); the kernel that ran is recorded in the results. BENCH_ARGS=--quick: a smoke run.
+.PHONY: bench
+bench: $(STAMP)
+	env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE $(PY) benchmarks/run.py $(BENCH_ARGS)

@@ -1,0 +1,104 @@
+"""Shared helpers of the benchmarks: timing, machine description, the BLAS kernel that ran."""
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def time_call(fn, repeats):
+    """(median, p95) wall seconds of fn() over ``repeats`` calls, after one untimed warm-up call."""
+    fn()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    times.sort()
+    p95 = times[min(len(times) - 1, int(round(0.95 * (len(times) - 1))))]
+    return statistics.median(times), p95
+
+
+def blas_info():
+    """Which BLAS library and kernel numpy uses: threadpoolctl if installed, else numpy's config."""
+    try:
+        from threadpoolctl import threadpool_info  # not in the lock: optional
+    except ImportError:
+        threadpool_info = None
+    if threadpool_info is not None:
+        rows = [f"{i.get('internal_api')} {i.get('version')} ({i.get('architecture', '?')}, "
+                f"{i.get('num_threads')} threads)" for i in threadpool_info() if i.get("user_api") == "blas"]
+        if rows:
+            return "threadpoolctl: " + "; ".join(rows)
+    try:
+        config = np.show_config(mode="dicts")
+        blas = config.get("Build Dependencies", {}).get("blas", {})
+        simd = config.get("SIMD Extensions", {})
+        text = f"numpy.show_config: {blas.get('name')} {blas.get('version')}"
+        if simd:
+            text += f"; SIMD found: {', '.join(simd.get('found', []))}"
+    except Exception as exc:  # older numpy: no mode="dicts"
+        text = f"numpy.show_config unavailable ({exc})"
+    try:  # OpenBLAS reports the kernel it chose at run time
+        import ctypes
+
+        for lib in _loaded_openblas():
+            handle = ctypes.CDLL(lib)
+            handle.openblas_get_corename.restype = ctypes.c_char_p
+            handle.openblas_get_config.restype = ctypes.c_char_p
+            text += (f"; OpenBLAS core at run time: {handle.openblas_get_corename().decode()} "
+                     f"({handle.openblas_get_config().decode()})")
+            break
+    except Exception:
+        pass
+    return text
+
+
+def _loaded_openblas():
+    try:
+        with open("/proc/self/maps", encoding="utf-8") as maps:
+            return sorted({line.split()[-1] for line in maps if "openblas" in line.lower() and ".so" in line})
+    except OSError:
+        return []
+
+
+def machine():
+    """A few lines describing the machine and the environment of this run."""
+    env = {name: os.environ.get(name, "(unset)") for name in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE",
+                                                              "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")}
+    lines = [
+        f"- machine: {platform.machine()}, {os.cpu_count()} logical cores, {platform.platform()}",
+        f"- processor: {_cpu_model()}",
+        f"- Python {sys.version.split()[0]}, numpy {np.__version__}",
+        f"- BLAS: {blas_info()}",
+        "- environment: " + ", ".join(f"{k}={v}" for k, v in env.items()),
+    ]
+    try:
+        import torch
+
+        lines.append(f"- torch {torch.__version__}, {torch.get_num_threads()} threads")
+    except ImportError:
+        lines.append("- torch: not installed (its columns are skipped)")
+    return lines
+
+
+def _cpu_model():
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as info:
+            for line in info:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def markdown_table(header, rows):
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
+    return "\n".join(out)

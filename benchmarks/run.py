@@ -1,0 +1,33 @@
+"""Run every benchmark (what `make bench` does): attention, dashboard latency, notebook run times.
+
+Results go to benchmarks/results/ (Markdown tables and a PNG). Not part of `make test`.
+
+    python benchmarks/run.py [--quick]
+"""
+import argparse
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import attention  # noqa: E402
+import notebooks  # noqa: E402
+import widgets  # noqa: E402
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a smoke run: fewer sizes and repeats")
+    args = parser.parse_args(argv)
+    start = time.perf_counter()
+    print("== attention", flush=True)
+    attention.main(["--quick"] if args.quick else [])
+    print("== dashboards", flush=True)
+    widgets.main(["--moves", "6" if args.quick else "20"])
+    print("== notebooks", flush=True)
+    notebooks.main([])
+    print(f"all benchmarks: {time.perf_counter() - start:.0f} s; results in benchmarks/results/")
+
+
+if __name__ == "__main__":
+    main()
