@@ -192,3 +192,84 @@ def as_mask(mask, scores_shape, name="mask"):
             f"(..., T_q, T_k) = {scores_shape}"
         )
     return arr
+
+
+def check_qkv(q, k, v):
+    """Validate attention inputs: q (..., T_q, d_k), k (..., T_k, d_k), v (..., T_k, d_v).
+
+    Returns
+    -------
+    q, k, v : ndarray
+        Float arrays (no NaN or inf).
+    lead : tuple of int
+        The broadcast leading (batch) shape of q, k and v.
+
+    Raises
+    ------
+    ValueError
+        Fewer than 2 dims, d_k of q and k differ, T_k of k and v differ, d_k = 0, leading dims
+        that do not broadcast, or NaN/inf in an input (each message names the shapes).
+    TypeError
+        If an input is not real-valued.
+    """
+    q = as_float_array(q, "q")
+    k = as_float_array(k, "k")
+    v = as_float_array(v, "v")
+    check_min_ndim(q, "q", 2, "(..., T_q, d_k)")
+    check_min_ndim(k, "k", 2, "(..., T_k, d_k)")
+    check_min_ndim(v, "v", 2, "(..., T_k, d_v)")
+    d_k = q.shape[-1]
+    if k.shape[-1] != d_k:
+        raise ValueError(
+            f"k has d_k={k.shape[-1]} but q has d_k={d_k} (q shape {q.shape}, k shape {k.shape})"
+        )
+    if v.shape[-2] != k.shape[-2]:
+        raise ValueError(
+            f"v has T_k={v.shape[-2]} rows but k has T_k={k.shape[-2]} "
+            f"(k shape {k.shape}, v shape {v.shape}); each key needs one value"
+        )
+    if d_k == 0:
+        raise ValueError(f"q and k have d_k=0 (q shape {q.shape}, k shape {k.shape})")
+    lead = broadcast_leading([q.shape, k.shape, v.shape], ["q", "k", "v"])
+    return q, k, v, lead
+
+
+def as_scale(scale, d_k):
+    """The score scale as a Python float: ``1 / sqrt(d_k)`` when None, else a finite real number.
+
+    A Python float (not a numpy scalar) keeps float32 inputs float32.
+    """
+    if scale is None:
+        return float(1.0 / np.sqrt(d_k))
+    if isinstance(scale, (bool, np.bool_)) or not isinstance(scale, numbers.Real):
+        raise TypeError(f"scale must be a real number; got {scale!r} of type {type(scale).__name__}")
+    if not np.isfinite(scale):
+        raise ValueError(f"scale must be finite; got scale={scale}")
+    return float(scale)
+
+
+def check_score_row(scores, values):
+    """Validate one query's row: scores (T,) (may hold -inf) and values (T, d_v).
+
+    Returns
+    -------
+    scores : ndarray, shape (T,)
+    values : ndarray, shape (T, d_v)
+
+    Raises
+    ------
+    ValueError
+        Wrong number of dims, T of scores and values differ, NaN/inf (scores may hold -inf).
+    TypeError
+        If an input is not real-valued.
+    """
+    scores = as_float_array(scores, "scores", neginf_ok=True)
+    values = as_float_array(values, "values")
+    check_ndim(scores, "scores", 1, "(T,): one query's score for each key")
+    check_ndim(values, "values", 2, "(T, d_v): one value vector per key")
+    if scores.shape[0] != values.shape[0]:
+        raise ValueError(
+            f"scores has T={scores.shape[0]} keys but values has T={values.shape[0]} rows "
+            f"(scores shape {scores.shape}, values shape {values.shape})"
+        )
+    return scores, values

@@ -4,17 +4,9 @@
     weights = softmax(scores + mask)       (over the keys of each query row)
     output  = weights V
 """
-import numbers
-
 import numpy as np
 
-from course_utils._validate import (
-    as_float_array,
-    as_mask,
-    broadcast_leading,
-    check_min_ndim,
-    check_ndim,
-)
+from course_utils._validate import as_mask, as_scale, check_qkv, check_score_row
 from course_utils.softmax import _softmax_unchecked
 
 
@@ -53,15 +45,7 @@ def attention_row(scores, values):
     >>> weights.round(3), output.round(3)
     (array([0.665, 0.245, 0.09 ]), array([0.935, 0.579]))
     """
-    scores = as_float_array(scores, "scores", neginf_ok=True)
-    values = as_float_array(values, "values")
-    check_ndim(scores, "scores", 1, "(T,): one score per key")
-    check_ndim(values, "values", 2, "(T, d_v): one value vector per key")
-    if scores.shape[0] != values.shape[0]:
-        raise ValueError(
-            f"scores has T={scores.shape[0]} keys but values has T={values.shape[0]} rows "
-            f"(scores shape {scores.shape}, values shape {values.shape})"
-        )
+    scores, values = check_score_row(scores, values)
     weights = _softmax_unchecked(scores, 0)  # (T,)
     output = weights @ values  # (T,) @ (T, d_v) -> (d_v,)
     return output, weights
@@ -112,35 +96,12 @@ def scaled_dot_product_attention(q, k, v, mask=None, *, scale=None):
     TypeError
         If an input is not real-valued, the mask is not bool/float, or scale is not a real number.
     """
-    q = as_float_array(q, "q")
-    k = as_float_array(k, "k")
-    v = as_float_array(v, "v")
-    check_min_ndim(q, "q", 2, "(..., T_q, d_k)")
-    check_min_ndim(k, "k", 2, "(..., T_k, d_k)")
-    check_min_ndim(v, "v", 2, "(..., T_k, d_v)")
+    q, k, v, lead = check_qkv(q, k, v)
     d_k = q.shape[-1]
-    if k.shape[-1] != d_k:
-        raise ValueError(
-            f"k has d_k={k.shape[-1]} but q has d_k={d_k} (q shape {q.shape}, k shape {k.shape})"
-        )
-    if v.shape[-2] != k.shape[-2]:
-        raise ValueError(
-            f"v has T_k={v.shape[-2]} rows but k has T_k={k.shape[-2]} "
-            f"(k shape {k.shape}, v shape {v.shape}); each key needs one value"
-        )
-    if d_k == 0:
-        raise ValueError(f"q and k have d_k=0 (q shape {q.shape}, k shape {k.shape})")
-    lead = broadcast_leading([q.shape, k.shape, v.shape], ["q", "k", "v"])
     t_q, t_k = q.shape[-2], k.shape[-2]
     if mask is not None:
         mask = as_mask(mask, lead + (t_q, t_k))
-    if scale is None:
-        scale = 1.0 / np.sqrt(d_k)
-    elif isinstance(scale, (bool, np.bool_)) or not isinstance(scale, numbers.Real):
-        raise TypeError(f"scale must be a real number; got {scale!r} of type {type(scale).__name__}")
-    elif not np.isfinite(scale):
-        raise ValueError(f"scale must be finite; got scale={scale}")
-    scale = float(scale)  # a Python float, so float32 inputs stay float32
+    scale = as_scale(scale, d_k)  # a Python float, so float32 inputs stay float32
 
     with np.errstate(over="ignore", invalid="ignore"):
         scores = (q @ np.swapaxes(k, -1, -2)) * scale  # (..., T_q, d_k) @ (..., d_k, T_k) -> (..., T_q, T_k)

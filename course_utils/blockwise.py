@@ -17,12 +17,7 @@ import numbers
 
 import numpy as np
 
-from course_utils._validate import (
-    as_float_array,
-    as_mask,
-    broadcast_leading,
-    check_min_ndim,
-)
+from course_utils._validate import as_mask, as_scale, check_qkv
 
 __all__ = ["blockwise_attention", "online_softmax_update"]
 
@@ -126,37 +121,14 @@ def blockwise_attention(q, k, v, block_size, mask=None, *, scale=None):
     >>> bool(np.allclose(blockwise_attention(q, k, v, 3), scaled_dot_product_attention(q, k, v)[0]))
     True
     """
-    q = as_float_array(q, "q")
-    k = as_float_array(k, "k")
-    v = as_float_array(v, "v")
-    check_min_ndim(q, "q", 2, "(..., T_q, d_k)")
-    check_min_ndim(k, "k", 2, "(..., T_k, d_k)")
-    check_min_ndim(v, "v", 2, "(..., T_k, d_v)")
+    q, k, v, lead = check_qkv(q, k, v)
     d_k = q.shape[-1]
-    if k.shape[-1] != d_k:
-        raise ValueError(
-            f"k has d_k={k.shape[-1]} but q has d_k={d_k} (q shape {q.shape}, k shape {k.shape})"
-        )
-    if v.shape[-2] != k.shape[-2]:
-        raise ValueError(
-            f"v has T_k={v.shape[-2]} rows but k has T_k={k.shape[-2]} "
-            f"(k shape {k.shape}, v shape {v.shape}); each key needs one value"
-        )
-    if d_k == 0:
-        raise ValueError(f"q and k have d_k=0 (q shape {q.shape}, k shape {k.shape})")
     block_q, block_k = _block_sizes(block_size)
-    lead = broadcast_leading([q.shape, k.shape, v.shape], ["q", "k", "v"])
     t_q, t_k, d_v = q.shape[-2], k.shape[-2], v.shape[-1]
     if mask is not None:
         mask = as_mask(mask, lead + (t_q, t_k))
         lead = tuple(np.broadcast_shapes(mask.shape, lead + (t_q, t_k))[:-2])  # a mask may add dims
-    if scale is None:
-        scale = 1.0 / np.sqrt(d_k)
-    elif isinstance(scale, (bool, np.bool_)) or not isinstance(scale, numbers.Real):
-        raise TypeError(f"scale must be a real number; got {scale!r} of type {type(scale).__name__}")
-    elif not np.isfinite(scale):
-        raise ValueError(f"scale must be finite; got scale={scale}")
-    scale = float(scale)  # a Python float, so float32 inputs stay float32
+    scale = as_scale(scale, d_k)  # a Python float, so float32 inputs stay float32
 
     dtype = np.result_type(q, k, v)
     if mask is not None and mask.dtype.kind == "f":

@@ -17,7 +17,7 @@ The module also holds the made-up row of notebook 05's experiment (``EXPERIMENT_
 """
 import numpy as np
 
-from course_utils._validate import as_float_array, check_ndim
+from course_utils._validate import as_float_array, check_ndim, check_score_row
 from course_utils.attention import attention_row
 from course_utils.softmax import _softmax_unchecked
 from course_utils.tickets import TICKET
@@ -57,19 +57,6 @@ EXPERIMENT_VALUES = np.array([
 #: "prediction" ``output @ EXPERIMENT_READOUT``. It is orthogonal to the value of "please".
 EXPERIMENT_READOUT = np.array([0.8, 0.6])
 
-
-def _check_row(scores, values):
-    """scores (T,) (may hold -inf) and values (T, d_v) as float arrays, or an error naming shapes."""
-    scores = as_float_array(scores, "scores", neginf_ok=True)
-    values = as_float_array(values, "values")
-    check_ndim(scores, "scores", 1, "(T,): one query's score for each key")
-    check_ndim(values, "values", 2, "(T, d_v): one value vector per key")
-    if scores.shape[0] != values.shape[0]:
-        raise ValueError(
-            f"scores has T={scores.shape[0]} keys but values has T={values.shape[0]} rows "
-            f"(scores shape {scores.shape}, values shape {values.shape})"
-        )
-    return scores, values
 
 
 def contributions(weights, values):
@@ -141,7 +128,7 @@ def removal_outputs(scores, values):
     TypeError
         If an input is not real-valued.
     """
-    scores, values = _check_row(scores, values)
+    scores, values = check_score_row(scores, values)
     T = scores.shape[0]
     removed = np.eye(T, dtype=bool)  # (T, T): row j removes key j
     masked = np.where(removed, -np.inf, scores[None, :])  # (T, T): one masked copy of the row per key
@@ -182,7 +169,7 @@ def removal_effects(scores, values):
     >>> removal_effects([1.0, 1.0], [[1.0, 0.0], [-1.0, 0.0]])
     array([1., 1.])
     """
-    scores, values = _check_row(scores, values)
+    scores, values = check_score_row(scores, values)
     output, _ = attention_row(scores, values)  # (d_v,)
     without = removal_outputs(scores, values)  # (T, d_v)
     return np.linalg.norm(output[None, :] - without, axis=-1)  # (T,)
