@@ -20,16 +20,7 @@ from course_utils.examples import ARTICLE_VALUES  # noqa: E402
 from course_utils.plots import convex_hull  # noqa: E402
 from course_utils.softmax import softmax  # noqa: E402
 from course_utils.widgets import AttentionRowDashboard, Dashboard, float_slider  # noqa: E402
-
-
-class RecordingHandle:
-    """Stands in for IPython's DisplayHandle: renders what it is given, as a front end would."""
-
-    def __init__(self):
-        self.pngs = []
-
-    def update(self, obj):
-        self.pngs.append(obj._repr_png_())
+from widget_helpers import RecordingHandle  # noqa: E402  (tests/widget_helpers.py)
 
 
 @pytest.fixture

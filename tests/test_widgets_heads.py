@@ -12,16 +12,7 @@ from course_utils.heads import embed_wide, random_projections  # noqa: E402
 from course_utils.tickets import TICKET  # noqa: E402
 from course_utils.widgets import HeadsDashboard  # noqa: E402
 from course_utils.widgets.heads import HEAD_OPTIONS  # noqa: E402
-
-
-class RecordingHandle:
-    """Stands in for IPython's DisplayHandle: renders what it is given, as a front end would."""
-
-    def __init__(self):
-        self.pngs = []
-
-    def update(self, obj):
-        self.pngs.append(obj._repr_png_())
+from widget_helpers import RecordingHandle  # noqa: E402  (tests/widget_helpers.py)
 
 
 @pytest.fixture

@@ -15,16 +15,7 @@ from course_utils.influence import (  # noqa: E402
     removal_effects,
 )
 from course_utils.widgets import ValueScaleDashboard  # noqa: E402
-
-
-class RecordingHandle:
-    """Stands in for IPython's DisplayHandle: renders what it is given, as a front end would."""
-
-    def __init__(self):
-        self.pngs = []
-
-    def update(self, obj):
-        self.pngs.append(obj._repr_png_())
+from widget_helpers import RecordingHandle  # noqa: E402  (tests/widget_helpers.py)
 
 
 @pytest.fixture

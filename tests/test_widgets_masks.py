@@ -16,16 +16,7 @@ from course_utils.widgets.masks import (  # noqa: E402
     masked_weights,
     stand_in_projections,
 )
-
-
-class RecordingHandle:
-    """Stands in for IPython's DisplayHandle: renders what it is given, as a front end would."""
-
-    def __init__(self):
-        self.pngs = []
-
-    def update(self, obj):
-        self.pngs.append(obj._repr_png_())
+from widget_helpers import RecordingHandle  # noqa: E402  (tests/widget_helpers.py)
 
 
 # --------------------------------------------------------------------------- helpers

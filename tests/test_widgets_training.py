@@ -9,14 +9,7 @@ import pytest  # noqa: E402
 
 from course_utils import training as tr  # noqa: E402
 from course_utils.widgets import TrainingDashboard  # noqa: E402
-
-
-class RecordingHandle:
-    def __init__(self):
-        self.pngs = []
-
-    def update(self, obj):
-        self.pngs.append(obj._repr_png_())
+from widget_helpers import RecordingHandle  # noqa: E402  (tests/widget_helpers.py)
 
 
 @pytest.fixture(scope="module")
