@@ -88,7 +88,7 @@ def test_stub_is_not_attempted():
     result = check_double(double_stub)
     assert result.status == "not attempted"
     assert bool(result) is False
-    assert result.message.startswith("Not attempted yet: double still raises NotImplementedError.")
+    assert result.message.startswith("Not attempted yet: your double function still raises NotImplementedError.")
     assert "# YOUR CODE HERE" in result.message
     assert result.passed == 0 and result.total == 3
 

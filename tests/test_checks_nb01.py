@@ -61,7 +61,7 @@ def test_softmax_correct(softmax):
 def test_softmax_stub_not_attempted():
     result = check_softmax(stub)
     assert result.status == "not attempted"
-    assert "softmax still raises NotImplementedError" in result.message
+    assert "softmax function still raises NotImplementedError" in result.message
 
 
 # -- the wrong answers
@@ -400,7 +400,7 @@ def test_scores_correct_reports_the_weight():
 def test_scores_stub_not_attempted():
     result = check_scores_for_third_value(stub)
     assert result.status == "not attempted"
-    assert "choose_scores still raises NotImplementedError" in result.message
+    assert "scores_for_third_value function still raises NotImplementedError" in result.message
 
 
 def raises_inside():

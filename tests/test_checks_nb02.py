@@ -59,7 +59,7 @@ def test_shapes_correct(fn):
 def test_shapes_stub_not_attempted():
     result = check_shapes(stub)
     assert result.status == "not attempted"
-    assert "shapes still raises NotImplementedError" in result.message
+    assert "shapes function still raises NotImplementedError" in result.message
 
 
 def _with(**changes):

@@ -65,7 +65,7 @@ def test_causal_correct(fn):
 def test_causal_stub_not_attempted():
     result = check_causal_mask(stub)
     assert result.status == "not attempted"
-    assert "causal_mask still raises NotImplementedError" in result.message
+    assert "causal_mask function still raises NotImplementedError" in result.message
 
 
 def causal_triu_k1(T):

@@ -59,7 +59,7 @@ def test_split_correct(fn):
 def test_split_stub_not_attempted():
     result = check_split_heads(stub)
     assert result.status == "not attempted"
-    assert "split_heads still raises NotImplementedError" in result.message
+    assert "split_heads function still raises NotImplementedError" in result.message
 
 
 def split_reshape_only(x, num_heads):

@@ -63,7 +63,7 @@ def test_contributions_correct(fn):
 def test_contributions_stub_not_attempted():
     result = check_contributions(stub)
     assert result.status == "not attempted"
-    assert "contributions still raises NotImplementedError" in result.message
+    assert "contributions function still raises NotImplementedError" in result.message
 
 
 def contributions_output(weights, values):
@@ -354,7 +354,7 @@ def test_capstone_correct(fn):
 def test_capstone_stub_not_attempted():
     result = check_capstone_layer(stub)
     assert result.status == "not attempted"
-    assert "capstone_layer still raises NotImplementedError" in result.message
+    assert "capstone_layer function still raises NotImplementedError" in result.message
 
 
 def make_layer(mask_fn, *, softmax=None, fill=-np.inf, project=True, scale_with_model=False, split=True,

@@ -42,7 +42,7 @@ def test_softmax_backward_correct(fn):
 def test_softmax_backward_stub_not_attempted():
     result = check_softmax_backward(stub)
     assert result.status == "not attempted"
-    assert "softmax_backward still raises NotImplementedError" in result.message
+    assert "softmax_backward function still raises NotImplementedError" in result.message
 
 
 def sb_no_subtraction(weights, grad_weights):

@@ -171,7 +171,7 @@ def not_attempted(name, total=0):
     """The result for a function that still raises NotImplementedError (the build tool's stub)."""
     return CheckResult(
         NOT_ATTEMPTED,
-        f"Not attempted yet: {name} still raises NotImplementedError. Replace the two lines under "
+        f"Not attempted yet: your {name} function still raises NotImplementedError. Replace the two lines under "
         "# YOUR CODE HERE with your code, run the cell, then run this check again.",
         total=total,
     )

@@ -321,7 +321,7 @@ def check_attention_row(attention_row):
 
 # ================================================================ predict: scores for the third value
 TARGET_WEIGHT = 0.9
-_NAME = "choose_scores"
+_NAME = "scores_for_third_value"
 
 
 @checker(_NAME)
