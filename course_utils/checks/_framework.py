@@ -355,3 +355,45 @@ __all__ = [
     "not_callable",
     "run_check",
 ]
+
+
+def call_for_answers(fn, name, total, example, one_entry_per):
+    """Call a learner's zero-argument function whose answer is a dict (a diagnosis exercise).
+
+    Parameters
+    ----------
+    fn : callable
+        The learner's function, e.g. ``buggy_masks()`` returning ``{"causal": ["A"], ...}``.
+    name : str
+        The exercise's name in messages.
+    total : int
+        How many answers the dict should hold (for the result's ``total``).
+    example : str
+        A one-line example of a valid return statement, shown in hints.
+    one_entry_per : str
+        What each key stands for ("situation", "plot"), for the hint.
+
+    Returns
+    -------
+    (dict, None) when the function returned a dict; (None, CheckResult) otherwise: not callable,
+    not attempted (stub), raised an error, or returned something other than a dict.
+    """
+    if not callable(fn):
+        return None, not_callable(name, fn)
+    call = call_learner(fn, ())
+    if call.stub_raised:
+        return None, not_attempted(name, total=total)
+    if call.error is not None:
+        lines = [f"Not yet right: {name}() raised an error.", field("error", error_text(call.error))]
+        if call.where:
+            lines.append(field("where", call.where))
+        return None, CheckResult(WRONG, "\n".join(lines),
+                                 hint=f"The function takes no arguments and returns a dict, e.g. {example}.",
+                                 total=total, case=f"{name}() raised an error")
+    if not isinstance(call.value, dict):
+        return None, CheckResult(
+            WRONG, f"Not yet right: {name} should return a dict, but it returned {describe(call.value)}.",
+            hint=f"Return one entry per {one_entry_per}, e.g. {example}.", total=total,
+            case=f"{name}() returned {describe(call.value)}",
+        )
+    return call.value, None

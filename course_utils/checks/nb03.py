@@ -19,6 +19,7 @@ from course_utils.checks._framework import (
     DEFAULT_HINTS,
     Case,
     KnownMistake,
+    call_for_answers,
     checker,
     correct,
     error_message_contains,
@@ -953,27 +954,11 @@ def check_buggy_masks(buggy_masks):
         situations answered right and, as the hint, where to look in the misjudged candidates.
     """
     total = len(MASK_SITUATIONS)
-    if not callable(buggy_masks):
-        return not_callable(_NAME_BUGGY, buggy_masks)
-    call = call_learner(buggy_masks, ())
-    if call.stub_raised:
-        return not_attempted(_NAME_BUGGY, total=total)
     keys = [s.key for s in MASK_SITUATIONS]
     example = '`return {"causal": ["A"], "padding": [], "causal + padding": ["B", "C"]}`'
-    if call.error is not None:
-        lines = [f"Not yet right: {_NAME_BUGGY}() raised an error.", field("error", error_text(call.error))]
-        if call.where:
-            lines.append(field("where", call.where))
-        return CheckResult(WRONG, "\n".join(lines),
-                           hint=f"The function takes no arguments and returns a dict, e.g. {example}.",
-                           total=total, case="buggy_masks() raised an error")
-    got = call.value
-    if not isinstance(got, dict):
-        return CheckResult(
-            WRONG, f"Not yet right: {_NAME_BUGGY} should return a dict, but it returned {describe(got)}.",
-            hint=f"Return one entry per situation, e.g. {example}.", total=total,
-            case=f"buggy_masks() returned {describe(got)}",
-        )
+    got, early = call_for_answers(buggy_masks, _NAME_BUGGY, total, example, one_entry_per="situation")
+    if early is not None:
+        return early
     unknown = [k for k in got if k not in keys]
     missing = [k for k in keys if k not in got]
     if unknown or missing:

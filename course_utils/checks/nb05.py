@@ -8,15 +8,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from course_utils.checks._calls import call_learner, error_text
-from course_utils.checks._format import describe, field, fmt_value
+from course_utils.checks._format import field, fmt_value
 from course_utils.checks._framework import (
     Case,
     KnownMistake,
+    call_for_answers,
     checker,
     error_message_contains,
-    not_attempted,
-    not_callable,
     run_check,
 )
 from course_utils.checks._result import CORRECT, WRONG, CheckResult
@@ -194,28 +192,12 @@ def check_plot_diagnoses(plot_diagnoses):
         answered right and, as the hint, where to look in the misjudged ones.
     """
     total = len(PLOT_MYSTERIES)
-    if not callable(plot_diagnoses):
-        return not_callable(_NAME_DIAGNOSES, plot_diagnoses)
-    call = call_learner(plot_diagnoses, ())
-    if call.stub_raised:
-        return not_attempted(_NAME_DIAGNOSES, total=total)
     labels = [m.label for m in PLOT_MYSTERIES]
     example = '`return {"P": "looks fine", "Q": "uniform rows", ...}`'
     choices = ", ".join(f'"{d}"' for d in DIAGNOSES)
-    if call.error is not None:
-        lines = [f"Not yet right: {_NAME_DIAGNOSES}() raised an error.", field("error", error_text(call.error))]
-        if call.where:
-            lines.append(field("where", call.where))
-        return CheckResult(WRONG, "\n".join(lines),
-                           hint=f"The function takes no arguments and returns a dict, e.g. {example}.",
-                           total=total, case="plot_diagnoses() raised an error")
-    got = call.value
-    if not isinstance(got, dict):
-        return CheckResult(
-            WRONG, f"Not yet right: {_NAME_DIAGNOSES} should return a dict, but it returned {describe(got)}.",
-            hint=f"Return one entry per plot, e.g. {example}.", total=total,
-            case=f"plot_diagnoses() returned {describe(got)}",
-        )
+    got, early = call_for_answers(plot_diagnoses, _NAME_DIAGNOSES, total, example, one_entry_per="plot")
+    if early is not None:
+        return early
     keys = {str(k).strip().upper(): v for k, v in got.items()}
     missing = [label for label in labels if label not in keys]
     unknown = [k for k in keys if k not in labels]
