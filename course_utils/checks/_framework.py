@@ -397,3 +397,36 @@ def call_for_answers(fn, name, total, example, one_entry_per):
             case=f"{name}() returned {describe(call.value)}",
         )
     return call.value, None
+
+
+def wrong_answer_keys(given, expected, total, example, *, entry, key_word="key"):
+    """The "wrong" result when a diagnosis dict's keys are not exactly `expected`, else None.
+
+    Parameters
+    ----------
+    given : iterable of str
+        The keys the learner's dict has (after any normalisation the checker applies).
+    expected : list of str
+        The keys it must have, in order.
+    total : int
+    example : str
+        A one-line example of a valid return statement, shown in the hint.
+    entry : str
+        What a key stands for in messages ("situation", "plot").
+    key_word : str
+        What an unexpected key is called in messages ("key", "label").
+    """
+    given = list(given)
+    missing = [k for k in expected if k not in given]
+    unknown = [k for k in given if k not in expected]
+    if not (missing or unknown):
+        return None
+    parts = []
+    if missing:
+        parts.append(f"missing {entry}(s) {missing}")
+    if unknown:
+        parts.append(f"unknown {key_word}(s) {unknown}")
+    return CheckResult(
+        WRONG, f"Not yet right: the dict has {' and '.join(parts)}; its keys must be {list(expected)}.",
+        hint=f"Use exactly these keys, e.g. {example}.", total=total, case="keys of the dict",
+    )

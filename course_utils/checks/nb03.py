@@ -26,6 +26,7 @@ from course_utils.checks._framework import (
     not_attempted,
     not_callable,
     run_check,
+    wrong_answer_keys,
 )
 from course_utils.checks._result import CORRECT, WRONG, CheckResult
 from course_utils.tickets import TICKET, TICKETS
@@ -959,18 +960,9 @@ def check_buggy_masks(buggy_masks):
     got, early = call_for_answers(buggy_masks, _NAME_BUGGY, total, example, one_entry_per="situation")
     if early is not None:
         return early
-    unknown = [k for k in got if k not in keys]
-    missing = [k for k in keys if k not in got]
-    if unknown or missing:
-        parts = []
-        if missing:
-            parts.append(f"missing situation(s) {missing}")
-        if unknown:
-            parts.append(f"unknown key(s) {unknown}")
-        return CheckResult(
-            WRONG, f"Not yet right: the dict has {' and '.join(parts)}; its keys must be {keys}.",
-            hint=f"Use exactly these keys, e.g. {example}.", total=total, case="keys of the dict",
-        )
+    bad_keys = wrong_answer_keys(got, keys, total, example, entry="situation")
+    if bad_keys is not None:
+        return bad_keys
     answers, lines, looks, right = {}, [], [], 0
     for situation in MASK_SITUATIONS:
         labels = _normalise_labels(got[situation.key])

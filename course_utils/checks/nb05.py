@@ -16,6 +16,7 @@ from course_utils.checks._framework import (
     checker,
     error_message_contains,
     run_check,
+    wrong_answer_keys,
 )
 from course_utils.checks._result import CORRECT, WRONG, CheckResult
 from course_utils.examples import ARTICLE_SCORES, ARTICLE_VALUES
@@ -199,18 +200,9 @@ def check_plot_diagnoses(plot_diagnoses):
     if early is not None:
         return early
     keys = {str(k).strip().upper(): v for k, v in got.items()}
-    missing = [label for label in labels if label not in keys]
-    unknown = [k for k in keys if k not in labels]
-    if missing or unknown:
-        parts = []
-        if missing:
-            parts.append(f"missing plot(s) {missing}")
-        if unknown:
-            parts.append(f"unknown label(s) {unknown}")
-        return CheckResult(
-            WRONG, f"Not yet right: the dict has {' and '.join(parts)}; its keys must be {labels}.",
-            hint=f"Use exactly these keys, e.g. {example}.", total=total, case="keys of the dict",
-        )
+    bad_keys = wrong_answer_keys(keys, labels, total, example, entry="plot", key_word="label")
+    if bad_keys is not None:
+        return bad_keys
     lines, looks, right = [], [], 0
     for mystery in PLOT_MYSTERIES:
         answer = _normalise_diagnosis(keys[mystery.label])
