@@ -1,27 +1,12 @@
 """Shared helpers of the benchmarks: timing, machine description, the BLAS kernel that ran."""
 import os
 import platform
-import statistics
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
 RESULTS = Path(__file__).resolve().parent / "results"
-
-
-def time_call(fn, repeats):
-    """(median, p95) wall seconds of fn() over ``repeats`` calls, after one untimed warm-up call."""
-    fn()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    times.sort()
-    p95 = times[min(len(times) - 1, int(round(0.95 * (len(times) - 1))))]
-    return statistics.median(times), p95
 
 
 def blas_info():

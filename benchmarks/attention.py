@@ -10,7 +10,6 @@ Writes benchmarks/results/attention.md and attention.png.
 import argparse
 import math
 import sys
-import tracemalloc
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _common  # noqa: E402
 
 import course_utils as cu  # noqa: E402
+from course_utils.measure import peak_bytes, time_call  # noqa: E402
 
 B, H, D = 4, 8, 64
 LENGTHS = (64, 128, 256, 512, 1024, 2048, 4096)
@@ -76,14 +76,6 @@ def repeats_for(t, quick):
     return 5 if t <= 512 else 3 if t <= 1024 else 1
 
 
-def peak_bytes(fn):
-    tracemalloc.start()
-    fn()
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    return peak
-
-
 def run(quick=False, mem_cap=8 * GiB, lengths=LENGTHS):
     try:
         import torch
@@ -112,9 +104,9 @@ def run(quick=False, mem_cap=8 * GiB, lengths=LENGTHS):
                     row["note"] = "OUTPUT DIFFERS from course_utils sdpa"
                 repeats = repeats_for(t, quick)
                 if t <= 1024 and not quick:
-                    row["median"], row["p95"] = _common.time_call(call, repeats)
+                    row["median"], row["p95"] = time_call(call, repeats)
                 else:  # large T: the check call above was the warm-up
-                    row["median"], row["p95"] = _timed(call, repeats)
+                    row["median"], row["p95"] = time_call(call, repeats, warmup=False)
                 if not name.startswith("torch"):
                     row["peak"] = peak_bytes(call)
                 results.append(row)
@@ -124,28 +116,12 @@ def run(quick=False, mem_cap=8 * GiB, lengths=LENGTHS):
     return results
 
 
-def _timed(call, repeats):
-    import statistics
-    import time
-
-    times = []
-    for _ in range(max(1, repeats)):
-        start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
-    times.sort()
-    return statistics.median(times), times[-1]
-
-
 def blockwise_16k():
     """Peak memory (tracemalloc) of blockwise attention at T = 16384, one head of width 64, float64."""
     rng = np.random.default_rng(1)
     q, k, v = rng.normal(size=(3, 1, 1, 16384, D))  # (1, 1, T, D) each: 8 MiB each
-    import time
-
-    start = time.perf_counter()
-    peak = peak_bytes(lambda: cu.blockwise_attention(q, k, v, BLOCK))
-    return peak, time.perf_counter() - start
+    seconds, _ = time_call(lambda: cu.blockwise_attention(q, k, v, BLOCK), repeats=1, warmup=False)
+    return peak_bytes(lambda: cu.blockwise_attention(q, k, v, BLOCK)), seconds
 
 
 def report(results, peak_16k, seconds_16k, path_md, path_png):
