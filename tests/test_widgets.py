@@ -3,9 +3,6 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import io  # noqa: E402
-import statistics  # noqa: E402
-import time  # noqa: E402
 import warnings  # noqa: E402
 
 import ipywidgets  # noqa: E402
@@ -193,31 +190,6 @@ def test_float_slider_defaults():
     slider = float_slider("x", 0.5, min=0, max=1, step=0.05)
     assert slider.continuous_update is False and slider.value == 0.5
     assert float_slider("y", 0.0, continuous_update=True).continuous_update is True
-
-
-def test_median_update_time_including_png_render(dashboard):
-    """Benchmark (printed, never asserted): a slider move plus the PNG the front end receives."""
-    handle = RecordingHandle()
-    dashboard._handles.append(handle)
-    rng = np.random.default_rng(0)
-    totals = []
-    for value in rng.uniform(-5, 5, size=20).round(1):
-        start = time.perf_counter()
-        dashboard.controls["score_2"].value = float(value)  # draw + PNG render at fig.dpi
-        totals.append(time.perf_counter() - start)
-    draw_only = []
-    dashboard._handles.clear()
-    for value in rng.uniform(-5, 5, size=20).round(1):
-        dashboard.controls["score_2"].value = float(value)
-        draw_only.append(dashboard.last_update_seconds)
-    buffer = io.BytesIO()
-    dashboard.fig.savefig(buffer, format="png", dpi=dashboard.fig.dpi)
-    print(
-        f"\nAttentionRowDashboard: median update {1000 * statistics.median(totals):.1f} ms "
-        f"(draw + PNG at {dashboard.fig.dpi:.0f} dpi, {len(buffer.getvalue()) // 1024} KiB), "
-        f"draw only {1000 * statistics.median(draw_only):.2f} ms, over 20 moves"
-    )
-    assert len(handle.pngs) >= 19  # a repeated random value may not fire the observer
 
 
 # --------------------------------------------------------------------------- real kernel

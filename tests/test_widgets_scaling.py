@@ -3,8 +3,6 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import statistics  # noqa: E402
-import time  # noqa: E402
 
 import ipywidgets  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
@@ -122,13 +120,3 @@ def test_no_pyplot_figures():
     d.close()
 
 
-def test_median_update_time(dashboard):
-    """Benchmark (printed, never asserted beyond sanity): a move including the PNG render."""
-    times = []
-    for i in range(12):
-        start = time.perf_counter()
-        dashboard.set(d_k=D_K_OPTIONS[i % len(D_K_OPTIONS)], scaled=bool(i % 2))
-        dashboard.render_png()
-        times.append(time.perf_counter() - start)
-    print(f"\nScalingDashboard: median update + PNG {1000 * statistics.median(times):.1f} ms")
-    assert statistics.median(times) < 2.0
