@@ -6,7 +6,9 @@ The same checks run from a terminal and from notebook 00 ("Before you start")::
     .venv/bin/python -m course_utils.doctor  # the same, without make
     python3 course_utils/doctor.py           # works even with a Python that lacks the course's packages
 
-Output: one line per check, ``ok`` or ``PROBLEM``, then the fix for each problem.
+Output: one line per check, ``ok`` or ``PROBLEM``, then the fix for each problem. A line longer than
+the terminal (or, in a notebook, ``NOTEBOOK_WIDTH`` characters) wraps between words, never inside a
+version, a path or a `command`, and its continuation is indented under the check's name.
 Exit code: 0 when every check passed, 1 otherwise.
 
 What is checked
@@ -60,6 +62,8 @@ __all__ = [
     "lock_name",
     "main",
     "matplotlib_checks",
+    "NOTEBOOK_WIDTH",
+    "output_width",
     "package_checks",
     "parse_lock",
     "python_checks",
@@ -68,6 +72,7 @@ __all__ = [
     "server_from_cmdline",
     "show",
     "summary",
+    "wrap",
 ]
 
 MIN_PYTHON = (3, 10)
@@ -930,27 +935,78 @@ def run_checks(context=None, env: CourseEnv | None = None) -> list:
 # ---------------------------------------------------------------------------------------------
 # Output
 # ---------------------------------------------------------------------------------------------
-def show(results) -> None:
-    """Print one line per check: ``ok`` or ``PROBLEM``, its name and what was found."""
+#: Characters per line in notebook 00. A notebook is as wide as the browser window: JupyterLab 4.6's output
+#: area holds 74 monospace characters in a 1024-px-wide window, 90 at 1152 px, 107 at 1280 px, 118 at 1366 px,
+#: 122 at 1400 px (file browser open, 13 px font; measured in Chromium), and it breaks a longer line anywhere,
+#: even inside a version number ("5.0.1" / "6"). 88 fits every window from 1152 px up.
+NOTEBOOK_WIDTH = 88
+_RESULT_INDENT = len(f"{PROBLEM:<8} ")  # continuation lines start under the check's name
+# A word: a run of non-blanks, where a `quoted command` (blanks and all) counts as part of its word.
+_WORD = re.compile(r"(?:[^\s`]*`[^`]*`)+[^\s`]*|\S+")
+
+
+def output_width() -> int | None:
+    """Characters per line: ``NOTEBOOK_WIDTH`` in a notebook's kernel, the terminal's width in a terminal
+    (or ``$COLUMNS``); None (no wrapping) when the output goes to a file or another program."""
+    if "ipykernel" in sys.modules:
+        return NOTEBOOK_WIDTH
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit():
+        return max(40, int(columns))
+    try:
+        if sys.stdout.isatty():
+            return max(40, shutil.get_terminal_size().columns)
+    except (AttributeError, ValueError):  # a replaced or closed stdout
+        pass
+    return None
+
+
+def wrap(text: str, width: int | None = None, indent: int = 0) -> str:
+    """``text`` broken into lines of at most ``width`` characters (default ``output_width()``), between words only.
+
+    A version ("5.0.16"), a path or a `quoted command` is never split; a word longer than a line
+    gets a line of its own. Continuation lines start with ``indent`` spaces.
+    """
+    width = output_width() if width is None else width
+    if not width:  # output to a file or a program: keep one line
+        return text
+    lines, line, end = [], None, 0
+    for match in _WORD.finditer(text):
+        gap, word = text[end:match.start()], match.group()  # the blanks before the word, kept as they are
+        end = match.end()
+        if line is None:
+            line = gap + word  # the first word keeps the text's own indent
+        elif len(line) + len(gap) + len(word) > width:
+            lines.append(line)
+            line = " " * indent + word
+        else:
+            line += gap + word
+    lines.append(text if line is None else line)
+    return "\n".join(lines)
+
+
+def show(results, width: int | None = None) -> None:
+    """Print one line per check: ``ok`` or ``PROBLEM``, its name and what was found (wrapped, see ``wrap``)."""
     for result in results:
-        print(result.line())
+        print(wrap(result.line(), width, _RESULT_INDENT))
 
 
-def summary(results, env: CourseEnv | None = None, next_step="Start the course with `make lab`.") -> bool:
+def summary(results, env: CourseEnv | None = None, next_step="Start the course with `make lab`.",
+            width: int | None = None) -> bool:
     """Print "All set" or the numbered list of problems with their fixes; return True when all set."""
     problems = [r for r in results if not r.ok]
     if not problems:
-        print(f"All set: {len(results)} checks passed. {next_step}")
+        print(wrap(f"All set: {len(results)} checks passed. {next_step}", width))
         return True
     try:
         where = f" (in a terminal, in the course folder: cd {(env or course_env()).repo})"
     except FileNotFoundError:
         where = ""
-    print(f"{len(problems)} problem{'s' if len(problems) > 1 else ''} found. "
-          f"Fix {'them' if len(problems) > 1 else 'it'}{where}, then run `make doctor` again:")
+    print(wrap(f"{len(problems)} problem{'s' if len(problems) > 1 else ''} found. "
+               f"Fix {'them' if len(problems) > 1 else 'it'}{where}, then run `make doctor` again:", width))
     for number, problem in enumerate(problems, 1):
-        print(f"{number}. {problem.name}: {problem.message}")
-        print(f"   fix: {problem.fix}")
+        print(wrap(f"{number}. {problem.name}: {problem.message}", width, len(f"{number}. ")))
+        print(wrap(f"   fix: {problem.fix}", width, len("   fix: ")))
     return False
 
 

@@ -12,6 +12,10 @@ build                       update in place
 ``value_hull_plot``         ``update_value_hull``
 ==========================  ===========================
 
+Every heatmap uses the same fixed colour scale (``vmin=0``, ``vmax=1``, ``cividis``), so one colour bar reads
+for several of them: ``weight_colorbar(axes)`` draws one bar beside a whole row or grid of heatmaps, and
+``attention_heatmap(..., colorbar=True)`` one beside a single heatmap.
+
 Colours: the heatmap uses ``cividis`` by default (readable with the common colour-vision
 deficiencies, and monotone in lightness); the other plots use the Okabe-Ito palette.
 """
@@ -23,6 +27,7 @@ from matplotlib.ticker import MaxNLocator
 __all__ = [
     "attention_heatmap",
     "update_heatmap",
+    "weight_colorbar",
     "attention_row_bars",
     "update_row_bars",
     "value_hull_plot",
@@ -160,7 +165,8 @@ def attention_heatmap(
     vmin, vmax : float, default 0 and 1
         Colour scale limits (fixed, so two plots of weights compare by colour).
     colorbar : bool, default False
-        Add a colour bar labelled "attention weight".
+        Add a colour bar labelled "attention weight" beside this heatmap. For several heatmaps in
+        one figure, draw them without and call ``weight_colorbar(axes)`` once: one bar for all.
     mask : array_like of bool, broadcastable to (T_q, T_k), optional
         True = the query may attend to the key (PyTorch's convention); a float mask
         (0 = keep, -inf = remove) is accepted too. Blocked cells are drawn grey and hatched,
@@ -235,8 +241,56 @@ def attention_heatmap(
     _set_cell_texts(image, weights)
 
     if colorbar:
-        ax.figure.colorbar(image, ax=ax, label="attention weight")
+        weight_colorbar(ax)
     return image
+
+
+def weight_colorbar(axes, *, label="attention weight", **kwargs):
+    """One colour bar, labelled with what the colours mean, for one or several heatmaps.
+
+    The heatmaps of ``attention_heatmap`` share a fixed scale (0 to 1, cividis) unless told
+    otherwise, so a single bar beside a row or grid of them reads for every panel. Use a figure
+    made with ``layout="constrained"`` (``plt.subplots(..., layout="constrained")``) when the bar
+    spans several axes: it makes room for the bar and the panels' labels (``tight_layout`` does
+    not handle a bar shared by several axes, and matplotlib warns).
+
+    Parameters
+    ----------
+    axes : matplotlib.axes.Axes, or a sequence or array of them
+        Axes on which ``attention_heatmap`` drew (each holds the heatmap's image).
+    label : str, default "attention weight"
+    **kwargs
+        Passed to ``Figure.colorbar`` (e.g. ``shrink=0.8``).
+
+    Returns
+    -------
+    matplotlib.colorbar.Colorbar
+
+    Raises
+    ------
+    ValueError
+        If an Axes holds no heatmap, or the heatmaps use different colour scales (then one bar
+        would misread some of them).
+    """
+    axes_list = list(np.ravel(np.asarray(axes, dtype=object)))
+    if not axes_list:
+        raise ValueError("weight_colorbar needs at least one Axes holding a heatmap")
+    images = []
+    for position, ax in enumerate(axes_list):
+        if not ax.images:
+            raise ValueError(
+                f"axes number {position} of {len(axes_list)} holds no heatmap; draw one with "
+                "attention_heatmap(..., ax=ax) before adding the colour bar"
+            )
+        images.append(ax.images[0])
+    scales = {(image.norm.vmin, image.norm.vmax, image.get_cmap().name) for image in images}
+    if len(scales) > 1:
+        raise ValueError(
+            f"the heatmaps use {len(scales)} different colour scales (vmin, vmax, cmap): {sorted(scales)}; "
+            "one colour bar would misread some of them: give each heatmap colorbar=True instead"
+        )
+    target = axes_list[0] if len(axes_list) == 1 else axes_list
+    return axes_list[0].figure.colorbar(images[0], ax=target, label=label, **kwargs)
 
 
 def _set_cell_texts(image, weights):
@@ -475,6 +529,8 @@ def value_hull_plot(values, weights, labels=None, *, ax=None):
         ax.annotate(
             f"{label}\n({v[0]:g}, {v[1]:g})", xy=v, xytext=(6, 6), textcoords="offset points",
             fontsize=9, color=_BLUE, zorder=4,
+            # a light backing keeps the label readable over the hull and anything drawn on it
+            bbox=dict(boxstyle="round,pad=0.15", facecolor="white", edgecolor="none", alpha=0.75),
         )
         for label, v in zip(labels, values)
     ]

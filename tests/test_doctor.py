@@ -314,6 +314,67 @@ def test_main_prints_one_line_per_check_then_the_fixes_and_exits_1(monkeypatch, 
     assert "All set: 1 checks passed." in capsys.readouterr().out
 
 
+# -- wrapping (issue 10: notebook 00's line broke inside "5.0.16") -------------------------------
+WIDGETS_LINE = CheckResult("widgets (the JupyterLab showing this page, run by .venv/bin/python)", True,
+                           "JupyterLab 4.6.6 with widget extension 5.0.16: sliders can render")
+
+
+def _words(text):
+    return text.split()
+
+
+@pytest.mark.parametrize("width", [40, 60, doctor.NOTEBOOK_WIDTH, 122])
+def test_show_wraps_between_words_within_the_width(capsys, width):
+    doctor.show([WIDGETS_LINE], width=width)
+    out = capsys.readouterr().out
+    lines = out.rstrip("\n").split("\n")
+    assert all(len(line) <= width for line in lines), lines
+    assert _words(out) == _words(WIDGETS_LINE.line())  # no word split, none lost
+    assert "5.0.16:" in _words(out) and "4.6.6" in _words(out)
+    assert lines[0].startswith("ok       widgets")
+    assert all(line.startswith(" " * 9) and line[9] != " " for line in lines[1:])  # under the check's name
+
+
+def test_the_reported_line_no_longer_exceeds_the_notebook_width(capsys):
+    assert len(WIDGETS_LINE.line()) > doctor.NOTEBOOK_WIDTH  # the line of the report: JupyterLab broke it
+    doctor.show([WIDGETS_LINE], width=doctor.NOTEBOOK_WIDTH)
+    lines = capsys.readouterr().out.rstrip("\n").split("\n")
+    assert len(lines) == 2 and max(map(len, lines)) <= doctor.NOTEBOOK_WIDTH
+
+
+def test_wrap_keeps_commands_and_short_lines_whole():
+    fix = "run `.venv/bin/python -m pip install --no-deps -r requirements.lock` then `make doctor` again"
+    wrapped = doctor.wrap("   fix: " + fix, width=50, indent=8)
+    assert "`.venv/bin/python -m pip install --no-deps -r requirements.lock`" in wrapped  # one line, too long
+    assert "`make doctor`" in wrapped
+    assert wrapped.startswith("   fix: run")
+    assert all(line.startswith(" " * 8) for line in wrapped.split("\n")[1:])
+    assert doctor.wrap("ok       python: Python 3.11.7", width=100) == "ok       python: Python 3.11.7"
+    assert doctor.wrap("", width=10) == ""
+
+
+def test_summary_wraps_the_problems_and_their_fixes(capsys):
+    problem = CheckResult("widgets (.venv/bin/jupyter)", False, "JupyterLab 4.6.6 has no widget extension "
+                          "(ipywidgets 8.1.9 needs jupyterlab_widgets 3.0.17)",
+                          "`.venv/bin/python -m pip install --no-deps -r requirements.lock`, then restart JupyterLab")
+    assert doctor.summary([problem], width=60) is False
+    out = capsys.readouterr().out
+    assert all(len(line) <= 60 or "`" in line for line in out.splitlines())
+    assert _words(out)[-len(_words(problem.fix)):] == _words(problem.fix)
+    assert "1. widgets (.venv/bin/jupyter): JupyterLab 4.6.6 has no\n   widget extension" in out
+
+
+def test_output_width_is_the_notebook_width_in_a_kernel(monkeypatch):
+    monkeypatch.setitem(sys.modules, "ipykernel", sys.modules.get("ipykernel", object()))
+    assert doctor.output_width() == doctor.NOTEBOOK_WIDTH
+    monkeypatch.delitem(sys.modules, "ipykernel")
+    monkeypatch.setenv("COLUMNS", "77")
+    assert doctor.output_width() == 77
+    monkeypatch.delenv("COLUMNS")
+    assert doctor.output_width() is None  # pytest captures stdout: a file, not a terminal
+    assert doctor.wrap(WIDGETS_LINE.line()) == WIDGETS_LINE.line()  # one line, as before
+
+
 def test_kernel_context_checks_pass_in_this_environment(real_env):
     results = doctor.python_checks("kernel", real_env) + doctor.package_checks("kernel", real_env)
     assert all(r.ok for r in results), "\n".join(map(str, results))

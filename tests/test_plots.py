@@ -3,6 +3,9 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+import warnings  # noqa: E402
+import pathlib  # noqa: E402
+
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
@@ -21,6 +24,7 @@ from course_utils.plots import (  # noqa: E402
     update_row_bars,
     update_value_hull,
     value_hull_plot,
+    weight_colorbar,
 )
 from course_utils.softmax import softmax  # noqa: E402
 
@@ -143,6 +147,74 @@ def test_heatmap_colorbar_option(ax):
     attention_heatmap(random_weights(2, 2), ax=ax, colorbar=True)
     assert len(ax.figure.axes) == 2
     assert ax.figure.axes[1].get_ylabel() == "attention weight"
+
+
+def test_weight_colorbar_one_bar_for_several_heatmaps():
+    fig, axes = plt.subplots(2, 3, layout="constrained")
+    for seed, ax in enumerate(axes.flat):
+        attention_heatmap(random_weights(3, 3, seed), ax=ax)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no layout warning, and the figure draws
+        bar = weight_colorbar(axes)
+        fig.canvas.draw()
+    assert len(fig.axes) == 7  # six heatmaps, one bar
+    assert bar.ax.get_ylabel() == "attention weight"
+    assert (bar.mappable.norm.vmin, bar.mappable.norm.vmax) == (0.0, 1.0)
+    assert bar.mappable.get_cmap().name == "cividis"
+    # the bar sits right of every panel
+    right_edge = max(ax.get_position().x1 for ax in axes.flat)
+    assert bar.ax.get_position().x0 > right_edge
+
+
+def test_weight_colorbar_errors_name_the_problem():
+    fig, axes = plt.subplots(1, 2)
+    attention_heatmap(random_weights(2, 2), ax=axes[0])
+    with pytest.raises(ValueError, match="axes number 1 of 2 holds no heatmap"):
+        weight_colorbar(axes)
+    attention_heatmap(random_weights(2, 2), ax=axes[1], vmax=0.5)
+    with pytest.raises(ValueError, match="2 different colour scales"):
+        weight_colorbar(axes)
+
+
+NOTEBOOKS = sorted((pathlib.Path(__file__).resolve().parent.parent / "solutions").glob("*.ipynb"))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_every_heatmap_in_the_notebooks_has_a_colour_bar(path):
+    """Issue 10: heatmaps drawn without a colour bar gave colours no scale (02, 03, 04, 05)."""
+    import nbformat
+
+    missing = []
+    for cell in nbformat.read(path, as_version=4).cells:
+        if cell.cell_type == "code" and "attention_heatmap(" in cell.source:
+            if "colorbar=True" not in cell.source and "weight_colorbar(" not in cell.source:
+                missing.append(cell.get("id"))
+    assert not missing, f"{path.name}: cells {missing} draw heatmaps without a colour bar (weight_colorbar)"
+
+
+def test_notebook_01_hull_figure_keeps_its_dots_grey_and_its_title_on_the_plot(capsys):
+    """Issue 10: the 10,000 grey dots sat under the hull's orange fill (they rendered olive), and the
+    title floated far above the plot. Runs the notebook's own cell and measures its figure."""
+    import nbformat
+    from matplotlib.patches import Polygon
+
+    path = pathlib.Path(__file__).resolve().parent.parent / "solutions" / "01-one-attention-row.ipynb"
+    cells = {cell.get("id"): cell.source for cell in nbformat.read(path, as_version=4).cells}
+    namespace = {}
+    exec(cells["nb01-setup"], namespace)
+    exec(cells["nb01-hull"].replace("plt.show()", ""), namespace)
+    fig, ax = namespace["fig"], namespace["ax"]
+    (cloud,) = [c for c in ax.collections if len(c.get_offsets()) == 10_000]
+    (hull,) = [patch for patch in ax.patches if isinstance(patch, Polygon)]
+    assert cloud.get_zorder() > hull.get_zorder()  # drawn over the fill, so grey stays grey
+    red, green, blue, _ = cloud.get_facecolor()[0]
+    assert max(red, green, blue) - min(red, green, blue) < 0.05  # a grey
+    fig.canvas.draw()
+    title = ax.title.get_window_extent()
+    assert ax.get_title().startswith("10,000 random score rows")
+    gap_inches = (title.y0 - ax.get_window_extent().y1) / fig.dpi
+    assert 0 < gap_inches < 0.5  # just above the output's coordinates line, not floating above it
+    capsys.readouterr()
 
 
 def test_heatmap_without_ax_makes_a_new_figure_and_leaves_current_axes_alone():

@@ -17,6 +17,7 @@ from course_utils.examples import ARTICLE_VALUES  # noqa: E402
 from course_utils.plots import convex_hull  # noqa: E402
 from course_utils.softmax import softmax  # noqa: E402
 from course_utils.widgets import AttentionRowDashboard, Dashboard, float_slider  # noqa: E402
+from course_utils.widgets._base import layout_problems  # noqa: E402
 from widget_helpers import RecordingHandle  # noqa: E402  (tests/widget_helpers.py)
 
 
@@ -190,6 +191,55 @@ def test_float_slider_defaults():
     slider = float_slider("x", 0.5, min=0, max=1, step=0.05)
     assert slider.continuous_update is False and slider.value == 0.5
     assert float_slider("y", 0.0, continuous_update=True).continuous_update is True
+
+
+def test_float_slider_gives_a_long_label_room_and_keeps_its_track():
+    """Issue 10: a long description used to squeeze a fixed 420 px slider's track to ~40 px."""
+    from course_utils.widgets._base import SLIDER_EXTRA_PX, SLIDER_TRACK_PX, text_px
+
+    for description in ("x", "score of token 1", "add to the scores of the hidden (later) keys"):
+        slider = float_slider(description, 0.0)
+        label = int(slider.style.description_width.removesuffix("px"))
+        width = int(slider.layout.width.removesuffix("px"))
+        assert label >= text_px(description)
+        assert width - label - SLIDER_EXTRA_PX == SLIDER_TRACK_PX
+        assert layout_problems({"s": slider}) == []
+    custom = float_slider("z", 0.0, layout=ipywidgets.Layout(width="500px"))
+    assert custom.layout.width == "500px"
+
+
+def test_toggle_buttons_are_as_wide_as_their_longest_label():
+    from course_utils.widgets._base import BUTTON_PADDING_PX, text_px, toggle_buttons
+
+    buttons = toggle_buttons([("short", 1), ("a much longer label, with a comma", 2)], 2, description="pick")
+    assert buttons.value == 2 and buttons.description == "pick"
+    assert buttons.style.button_width == f"{text_px('a much longer label, with a comma') + BUTTON_PADDING_PX}px"
+    assert layout_problems({"b": buttons}) == []
+
+
+def _default_dashboards():
+    import inspect
+
+    import course_utils.widgets as widgets
+
+    found = []
+    for name in widgets.__all__:
+        cls = getattr(widgets, name)
+        if inspect.isclass(cls) and issubclass(cls, Dashboard) and cls is not Dashboard:
+            required = [p for p in inspect.signature(cls).parameters.values()
+                        if p.default is inspect.Parameter.empty and p.kind is p.POSITIONAL_OR_KEYWORD]
+            if not required:  # TrainingDashboard needs a training run
+                found.append(cls)
+    return found
+
+
+@pytest.mark.parametrize("cls", _default_dashboards(), ids=lambda cls: cls.__name__)
+def test_no_dashboard_cuts_a_label_or_squeezes_a_slider(cls):
+    d = cls()
+    try:
+        assert d.layout_problems() == []
+    finally:
+        d.close()
 
 
 # --------------------------------------------------------------------------- real kernel

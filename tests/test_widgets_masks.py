@@ -16,6 +16,13 @@ from course_utils.widgets.masks import (  # noqa: E402
     masked_weights,
     stand_in_projections,
 )
+from course_utils.widgets._base import (  # noqa: E402
+    BUTTON_PADDING_PX,
+    SLIDER_EXTRA_PX,
+    SLIDER_TRACK_PX,
+    layout_problems,
+    text_px,
+)
 from widget_helpers import RecordingHandle  # noqa: E402  (tests/widget_helpers.py)
 
 
@@ -129,7 +136,7 @@ def test_explorer_initial_picture(explorer):
     np.testing.assert_array_equal(visible(explorer.weight_patches), expected_hatch)
     np.testing.assert_array_equal(visible(explorer.mask_patches), expected_hatch)
     assert explorer.labels == ["the", "box", "is", "missing", "<pad>", "<pad>"]
-    assert [t.get_text() for t in explorer.ax_weights.get_xticklabels()][:7] == explorer.labels + [""]
+    assert [t.get_text() for t in explorer.ax_weights.get_xticklabels()] == explorer.labels  # T ticks, no blank ones
     assert explorer.empty_rows == 0
     assert explorer.summary.get_text().endswith("rows with no permitted key: 0")
     assert explorer.cell_texts[1, 0].get_text() == f"{weights[1, 0]:.2f}"
@@ -185,6 +192,79 @@ def test_explorer_updates_its_display(explorer):
     explorer.set(side="left")
     assert len(handle.pngs) == 2 and handle.pngs[0] != handle.pngs[1]
     assert handle.pngs[1] == explorer.render_png()
+
+
+def shown_cells(ax):
+    """(rows, columns) of heatmap cells inside the axes' view."""
+    (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
+    return round(abs(y0 - y1)), round(abs(x1 - x0))
+
+
+def test_explorer_panels_hold_exactly_the_sequence_and_the_figure_fits_it(explorer):
+    """Issue 10: the figure was a fixed 10 x 10 canvas; at T = 6 about 40 % of each panel was blank."""
+    sizes = {}
+    for length, padding in [(1, 0), (4, 2), (6, 4), (2, 2)]:
+        explorer.set(length=length, padding=padding)
+        T = length + padding
+        for ax in (explorer.ax_mask, explorer.ax_weights):
+            assert shown_cells(ax) == (T, T)
+            shown = np.asarray(ax.images[0].get_array())[:T, :T]
+            assert not np.isnan(shown).any()  # no blank cell in view
+            width_in, height_in = ax.get_position().width * explorer.fig.get_figwidth(), \
+                ax.get_position().height * explorer.fig.get_figheight()
+            assert width_in == pytest.approx(height_in)  # square cells
+            assert width_in == pytest.approx(max(T * explorer.cell_inches, explorer.min_panel_inches))
+        sizes[T] = tuple(explorer.fig.get_size_inches())
+        assert len([t for t in explorer.row_sums if t.get_text()]) == T
+    assert sizes[6][0] < sizes[10][0] and sizes[6][1] < sizes[10][1]  # the figure grows with T
+    assert sizes[4] == sizes[1]  # small T: the smallest panel that holds the titles
+    explorer.fig.canvas.draw()  # the figure still draws after resizing
+    # the two panels never overlap, and both lie inside the figure
+    left, right = explorer.ax_mask.get_position(), explorer.ax_weights.get_position()
+    assert left.x1 < right.x0 and left.x0 > 0 and right.x1 < 1
+
+
+def test_explorer_png_size_follows_t(explorer):
+    import io
+    from matplotlib.image import imread
+
+    heights = {}
+    for padding in (0, 4):
+        explorer.set(padding=padding)
+        heights[padding] = imread(io.BytesIO(explorer.render_png())).shape[0]
+    assert heights[0] < heights[4]
+    assert heights[4] == round(explorer.fig.get_figheight() * explorer.fig.dpi)
+
+
+def test_mask_dashboards_show_full_labels_and_usable_sliders(explorer, before_after):
+    """Issue 10: the before/after slider's track was squeezed to ~40 px by its label, and the button
+    "zero after, then renormalise" was cut to "zero after, then renormali..."."""
+    assert explorer.layout_problems() == []
+    assert before_after.layout_problems() == []
+    button = int(before_after.controls["method"].style.button_width.removesuffix("px"))
+    assert button >= text_px("zero after, then renormalise") + BUTTON_PADDING_PX
+    slider = before_after.controls["hidden"]
+    width = int(slider.layout.width.removesuffix("px"))
+    label = int(slider.style.description_width.removesuffix("px"))
+    assert label >= text_px(slider.description)
+    assert width - label - SLIDER_EXTRA_PX >= SLIDER_TRACK_PX
+    # the explorer's two sliders line up: same label width, same track
+    length, padding = explorer.controls["length"], explorer.controls["padding"]
+    assert length.style.description_width == padding.style.description_width
+    assert length.layout.width == padding.layout.width
+
+
+def test_layout_problems_reproduce_the_reported_controls():
+    """The controls as they were before issue 10, measured the same way, are flagged."""
+    squeezed = ipywidgets.FloatSlider(description="add to the scores of the hidden (later) keys",
+                                      style={"description_width": "initial"}, layout=ipywidgets.Layout(width="420px"))
+    cut = ipywidgets.ToggleButtons(options=list(MASKING_METHODS.values()), style={"button_width": "200px"})
+    default_width = ipywidgets.IntSlider(description="padding positions", style={"description_width": "initial"})
+    problems = layout_problems({"hidden": squeezed, "method": cut, "padding": default_width})
+    assert len(problems) == 3
+    assert problems[0].startswith("hidden: the slider's track is about")
+    assert "'zero after, then renormalise'" in problems[1] and "cut" in problems[1]
+    assert problems[2].startswith("padding: the slider's track")
 
 
 def test_explorer_constructor_checks():

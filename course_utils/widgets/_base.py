@@ -10,6 +10,11 @@ How a dashboard shows itself (the same for every subclass of ``Dashboard``):
 * each control change updates the existing artists (``draw``) and replaces that same output with
   a fresh PNG (``DisplayHandle.update``); the figure is never rebuilt.
 
+Controls are sized from their text (``slider_style_and_layout``, ``toggle_buttons``): a label always
+shows in full, a slider keeps a usable track, a button is as wide as its longest label.
+``Dashboard.layout_problems()`` says where that is not so, without a browser: it estimates text
+widths from the widget model (``text_px``), with constants measured in JupyterLab 4.6.
+
 So a static view (GitHub, nbconvert HTML) shows the picture at the default values as a plain
 image; a live kernel changes it in place; nbval never compares it (image/png is not compared).
 
@@ -20,6 +25,7 @@ backend. In a fresh kernel that has not drawn a pyplot figure yet, ``display(fig
 the figure itself, whatever the backend (inline, ipympl, none).
 """
 import io
+import math
 import time
 
 import ipywidgets
@@ -28,11 +34,148 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 
-__all__ = ["Dashboard", "float_slider"]
+__all__ = [
+    "Dashboard",
+    "float_slider",
+    "layout_problems",
+    "slider_style_and_layout",
+    "text_px",
+    "toggle_buttons",
+]
+
+# Widget geometry, measured in JupyterLab 4.6.6 + ipywidgets 8.1.9 in Chromium (tests/test_browser.py's setup).
+#: Pixels allowed per character of a label or button text. Widget text is JupyterLab's 13 px sans-serif UI
+#: font: 6.4 to 6.8 px per character measured; 7 leaves a margin for other fonts.
+TEXT_PX_PER_CHAR = 7.0
+#: What a horizontal slider takes besides its label and its track: the readout and the margins (96 px measured).
+SLIDER_EXTRA_PX = 96
+#: The track a dashboard slider gets (the notebook-01 sliders' track, 220 px).
+SLIDER_TRACK_PX = 220
+#: Below this a track is hard to use (the notebook-03 slider that prompted the rule had 42 px).
+MIN_TRACK_PX = 150
+#: A toggle button's padding and border around its text.
+BUTTON_PADDING_PX = 24
+#: A slider's width when its layout sets none (ipywidgets' --jp-widgets-inline-width).
+DEFAULT_WIDGET_PX = 300
+
+
+def text_px(text):
+    """Pixels to allow for ``text`` in a widget label or button (``TEXT_PX_PER_CHAR`` per character)."""
+    return math.ceil(len(str(text)) * TEXT_PX_PER_CHAR)
+
+
+def slider_style_and_layout(*descriptions, track_px=SLIDER_TRACK_PX):
+    """``style`` and ``layout`` for sliders whose labels show in full and whose tracks are ``track_px`` wide.
+
+    The label gets a fixed width, that of the longest description, so several sliders made with
+    the same descriptions line up their tracks.
+
+    Parameters
+    ----------
+    *descriptions : str
+        The slider labels (at least one).
+    track_px : int, default SLIDER_TRACK_PX
+
+    Returns
+    -------
+    style : dict
+        ``{"description_width": "<n>px"}``.
+    layout : ipywidgets.Layout
+        Width = label + track + readout, at most the output area's width (a narrow window shortens
+        the track, never the label).
+    """
+    if not descriptions:
+        raise ValueError("slider_style_and_layout needs at least one description")
+    label = max(text_px(d) for d in descriptions)
+    style = {"description_width": f"{label}px"}
+    return style, ipywidgets.Layout(width=f"{label + track_px + SLIDER_EXTRA_PX}px", max_width="100%")
+
+
+def toggle_buttons(options, value, *, description="", **kwargs):
+    """A ToggleButtons whose buttons are all as wide as the longest label needs (no "..." cut).
+
+    Parameters
+    ----------
+    options : list of (label, value) pairs, or of labels
+    value : the selected option's value
+    description : str, default ""
+    **kwargs
+        Passed to ``ipywidgets.ToggleButtons``; a ``style`` given here keeps its other keys.
+
+    Returns
+    -------
+    ipywidgets.ToggleButtons
+    """
+    labels = [option[0] if isinstance(option, tuple) else str(option) for option in options]
+    style = dict(kwargs.pop("style", {}))
+    style["button_width"] = f"{max(text_px(label) for label in labels) + BUTTON_PADDING_PX}px"
+    if description:
+        style.setdefault("description_width", "initial")
+    return ipywidgets.ToggleButtons(options=options, value=value, description=description, style=style, **kwargs)
+
+
+def _px(size, default=None):
+    """A number of pixels from a CSS size such as "420px"; ``default`` for None, "", "initial"."""
+    if size is None or size in ("", "initial", "auto"):
+        return default
+    size = str(size).strip()
+    if size.endswith("px"):
+        return float(size[:-2])
+    return None  # "100%", "30em", ...: not measurable without a browser
+
+
+def layout_problems(controls):
+    """What a browser would show cut or squeezed, estimated from the widget models.
+
+    Checks every slider (its track: width - label - readout must be at least ``MIN_TRACK_PX``; a
+    fixed label width must hold its description) and every ToggleButtons (each button must hold
+    its label). Text widths are estimated with ``text_px``.
+
+    Parameters
+    ----------
+    controls : dict
+        name -> ipywidgets control (a dashboard's ``controls``).
+
+    Returns
+    -------
+    list of str
+        One sentence per problem; empty when none.
+    """
+    problems = []
+    for name, control in controls.items():
+        if isinstance(control, (ipywidgets.IntSlider, ipywidgets.FloatSlider, ipywidgets.SelectionSlider,
+                                ipywidgets.FloatLogSlider)):
+            if getattr(control, "orientation", "horizontal") != "horizontal":
+                continue
+            width = _px(control.layout.width, DEFAULT_WIDGET_PX)
+            needed = text_px(control.description) if control.description else 0
+            label = _px(getattr(control.style, "description_width", None), needed)
+            if width is None or label is None:
+                continue
+            if label < needed:
+                problems.append(f"{name}: the label {control.description!r} needs about {needed} px "
+                                f"but has {label:.0f} px: it is cut")
+            track = width - label - SLIDER_EXTRA_PX
+            if track < MIN_TRACK_PX:
+                problems.append(f"{name}: the slider's track is about {track:.0f} px wide "
+                                f"(width {width:.0f} px, label {label:.0f} px): at least {MIN_TRACK_PX} px needed")
+        elif isinstance(control, ipywidgets.ToggleButtons):
+            button = _px(getattr(control.style, "button_width", None))
+            if button is None:
+                continue
+            for label in control._options_labels:
+                needed = text_px(label) + BUTTON_PADDING_PX
+                if needed > button:
+                    problems.append(f"{name}: the button {label!r} needs about {needed} px but is {button:.0f} px "
+                                    f"wide: its label is cut")
+    return problems
 
 
 def float_slider(description, value, *, min=-5.0, max=5.0, step=0.1, **kwargs):
-    """A FloatSlider that updates on release (``continuous_update=False``) with a wide label.
+    """A FloatSlider that updates on release (``continuous_update=False``), its label in full.
+
+    Its label is as wide as the description needs and its track ``SLIDER_TRACK_PX`` wide
+    (``slider_style_and_layout``), unless ``style`` or ``layout`` are given.
 
     Parameters
     ----------
@@ -55,8 +198,9 @@ def float_slider(description, value, *, min=-5.0, max=5.0, step=0.1, **kwargs):
         raise ValueError(f"{description}: value {value} lies outside the slider range [{min}, {max}]")
     kwargs.setdefault("continuous_update", False)
     kwargs.setdefault("readout_format", ".1f")
-    kwargs.setdefault("style", {"description_width": "initial"})
-    kwargs.setdefault("layout", ipywidgets.Layout(width="420px"))
+    style, layout = slider_style_and_layout(description)
+    kwargs.setdefault("style", style)
+    kwargs.setdefault("layout", layout)
     return ipywidgets.FloatSlider(
         value=value, min=min, max=max, step=step, description=description, **kwargs
     )
@@ -216,6 +360,10 @@ class Dashboard:
         display(self.box)
         self._handles.append(display(_FigurePNG(self), display_id=True))
         return self
+
+    def layout_problems(self):
+        """Controls a browser would show cut or squeezed (``layout_problems``); empty when none."""
+        return layout_problems(self.controls)
 
     def _ipython_display_(self):
         self.show()

@@ -3,8 +3,8 @@
 ``MaskExplorerDashboard``
     Real length, padding length, padding side and a causal toggle; shows the mask and the attention
     weights it gives, with blocked cells hatched and the row sums, so a row with no permitted key
-    (left padding + causal) shows up at once. The figure is drawn at the largest size the sliders
-    allow; positions beyond the current length are left blank, so the picture never changes shape.
+    (left padding + causal) shows up at once. The figure is sized to the sequence: each panel holds
+    exactly T x T cells of a fixed size, so nothing is blank and the picture grows with T.
 ``MaskBeforeAfterDashboard``
     Masking the scores before the softmax, zeroing the weights after it, or zeroing and then
     renormalising, for the causal mask of the ticket "my charger is missing please"; a slider
@@ -31,7 +31,7 @@ from course_utils.plots import (
 )
 from course_utils.softmax import softmax
 from course_utils.tickets import FEATURES, TICKET, TICKETS, embed
-from course_utils.widgets._base import Dashboard, float_slider
+from course_utils.widgets._base import Dashboard, float_slider, slider_style_and_layout, toggle_buttons
 
 __all__ = [
     "MaskExplorerDashboard",
@@ -159,8 +159,9 @@ class MaskExplorerDashboard(Dashboard):
 
     Controls: ``length`` (real tokens), ``padding`` (padding positions), ``side`` ("right" or
     "left": where the padding goes) and ``causal`` (combine with a causal mask). Blocked cells are
-    hatched; cells beyond the current length stay blank; each weight row shows its sum, in red
-    with "no key" when the query has no permitted key (its weights and output are zeros).
+    hatched; each weight row shows its sum, in red with "no key" when the query has no permitted
+    key (its weights and output are zeros). The panels show exactly the T = length + padding
+    positions: the figure is resized for every T (``layout_for``), cells keep one size.
 
     Parameters
     ----------
@@ -182,14 +183,22 @@ class MaskExplorerDashboard(Dashboard):
     empty_rows : int
         Rows with no permitted key.
     mask_image, weight_image : AxesImage, (max_T, max_T)
+        Drawn once at the largest size; the axes show their first T rows and columns.
     mask_patches, weight_patches : ndarray of Rectangle, (max_T, max_T)
     cell_texts : ndarray of Text, (max_T, max_T)
     row_sums : list of Text, length max_T
     summary : Text
     """
 
-    figsize = (12.0, 6.2)
+    figsize = (12.0, 6.2)  # replaced by layout_for(T) at every draw
     max_padding = 4
+    #: Side of one cell, in inches (at T = 10 the figure is 12.3 x 6.65 in, about its old fixed size, 12 x 6.2).
+    cell_inches = 0.46
+    #: The smallest panel side, in inches: room for the title, the summary line and the legend.
+    min_panel_inches = 2.3
+    #: Margins around the two panels, in inches: left (tick labels, axis label), gap between the panels,
+    #: right (the row sums), top (summary line, titles), bottom (rotated tick labels, axis label, legend).
+    margins_inches = dict(left=1.0, gap=1.15, right=0.95, top=0.9, bottom=1.15)
 
     def __init__(self, tokens=TICKETS[2], length=4, padding=2, causal=True, side="right", seed=0):
         self.tokens = tuple(str(t) for t in tokens)
@@ -211,20 +220,17 @@ class MaskExplorerDashboard(Dashboard):
 
     def make_controls(self):
         init = self._initial
-        style = {"description_width": "initial"}
+        style, layout = slider_style_and_layout("real tokens", "padding positions")  # tracks line up
         return {
             "length": ipywidgets.IntSlider(
                 value=init["length"], min=1, max=len(self.tokens), description="real tokens",
-                continuous_update=False, style=style,
+                continuous_update=False, style=style, layout=layout,
             ),
             "padding": ipywidgets.IntSlider(
                 value=init["padding"], min=0, max=self.max_padding, description="padding positions",
-                continuous_update=False, style=style,
+                continuous_update=False, style=style, layout=layout,
             ),
-            "side": ipywidgets.ToggleButtons(
-                options=[("pad on the right", "right"), ("pad on the left", "left")],
-                value=init["side"], description="", style={"button_width": "130px"},
-            ),
+            "side": toggle_buttons([("pad on the right", "right"), ("pad on the left", "left")], init["side"]),
             "causal": ipywidgets.Checkbox(value=init["causal"], description="causal mask", indent=False),
         }
 
@@ -241,10 +247,27 @@ class MaskExplorerDashboard(Dashboard):
         _, weights = scaled_dot_product_attention(q, k, v, mask)  # (T, T)
         return mask, real, labels, weights
 
+    def layout_for(self, T):
+        """Figure size and the two panels' positions for T positions.
+
+        Returns
+        -------
+        figsize : (float, float)
+            Width and height in inches.
+        mask_rect, weights_rect : (left, bottom, width, height)
+            In figure fractions; each panel is a square of ``max(T * cell_inches, min_panel_inches)``.
+        """
+        m = self.margins_inches
+        panel = max(T * self.cell_inches, self.min_panel_inches)
+        width = m["left"] + panel + m["gap"] + panel + m["right"]
+        height = m["top"] + panel + m["bottom"]
+        mask_rect = (m["left"] / width, m["bottom"] / height, panel / width, panel / height)
+        weights_rect = ((m["left"] + panel + m["gap"]) / width, m["bottom"] / height, panel / width, panel / height)
+        return (width, height), mask_rect, weights_rect
+
     def build(self, fig):
         n = self.max_T
-        grid = fig.add_gridspec(1, 2, left=0.08, right=0.93, bottom=0.24, top=0.86, wspace=0.32)
-        self.ax_mask, self.ax_weights = fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[0, 1])
+        self.ax_mask, self.ax_weights = fig.add_axes((0.1, 0.2, 0.35, 0.6)), fig.add_axes((0.55, 0.2, 0.35, 0.6))
         blank = np.full((n, n), np.nan)
         mask_cmap = ListedColormap(["0.82", _BLUE]).with_extremes(bad="white")  # nan = unused cell
         weight_cmap = colormaps["cividis"].with_extremes(bad="white")
@@ -256,30 +279,30 @@ class MaskExplorerDashboard(Dashboard):
         for i in range(n):
             for j in range(n):
                 self.cell_texts[i, j] = self.ax_weights.text(j, i, "", ha="center", va="center", fontsize=7, zorder=3)
+        # the row sums sit right of the weights panel, in axes x (1 = its right edge) and data y (the rows)
+        beside = self.ax_weights.get_yaxis_transform()
         self.row_sums = [
-            self.ax_weights.text(n - 0.5 + 0.25, i, "", ha="left", va="center", fontsize=8, clip_on=False)
+            self.ax_weights.text(1.03, i, "", ha="left", va="center", fontsize=8, clip_on=False, transform=beside)
             for i in range(n)
         ]
-        self.ax_weights.text(n - 0.5 + 0.25, -0.9, "row sum", ha="left", va="bottom", fontsize=8, clip_on=False)
+        self.ax_weights.text(1.03, 1.01, "row sum", ha="left", va="bottom", fontsize=8, clip_on=False,
+                             transform=self.ax_weights.transAxes)
         self.frames = []
         for ax, title in [(self.ax_mask, "mask: may the query attend to the key?"),
                           (self.ax_weights, "attention weights")]:
             ax.set_title(title, fontsize=11)
             ax.set_xlabel("key (attended to)")
             ax.set_ylabel("query (attending)")
-            ax.set_xticks(range(n))
-            ax.set_yticks(range(n))
             ax.tick_params(labelsize=8)
             frame = Rectangle((-0.5, -0.5), n, n, fill=False, edgecolor="black", linewidth=1.2, zorder=4)
             ax.add_patch(frame)
             self.frames.append(frame)
         fig.legend(
             handles=[Patch(facecolor=_BLUE, label="may attend (True)"),
-                     Patch(label="masked out (False)", **BLOCKED_CELL_STYLE),
-                     Patch(facecolor="white", edgecolor="0.6", label="beyond this sequence's length")],
-            loc="lower center", ncol=3, frameon=False, fontsize=9,
+                     Patch(label="masked out (False)", **BLOCKED_CELL_STYLE)],
+            loc="lower center", ncol=2, frameon=False, fontsize=9,
         )
-        self.summary = fig.text(0.5, 0.965, "", ha="center", va="top", fontsize=11)
+        self.summary = fig.text(0.5, 0.97, "", ha="center", va="top", fontsize=11)
 
     def draw(self, length, padding, causal, side):
         mask, real, labels, weights = self.compute(length, padding, causal, side)
@@ -311,10 +334,15 @@ class MaskExplorerDashboard(Dashboard):
             else:
                 text.set_text(f"{sums[i]:.2f} no key")
                 text.set_color(_VERMILLION)
-        tick_labels = labels + [""] * (n - T)
-        for ax in (self.ax_mask, self.ax_weights):
-            ax.set_xticks(range(n), tick_labels, rotation=45, ha="right", rotation_mode="anchor")
-            ax.set_yticks(range(n), tick_labels)
+        figsize, mask_rect, weights_rect = self.layout_for(T)
+        self.fig.set_size_inches(*figsize)
+        self.summary.set_y(1.0 - 0.15 / figsize[1])  # 0.15 in below the top edge, whatever the height
+        for ax, rect in ((self.ax_mask, mask_rect), (self.ax_weights, weights_rect)):
+            ax.set_position(rect)
+            ax.set_xlim(-0.5, T - 0.5)  # exactly the T positions: nothing blank
+            ax.set_ylim(T - 0.5, -0.5)  # row 0 at the top
+            ax.set_xticks(range(T), labels, rotation=45, ha="right", rotation_mode="anchor")
+            ax.set_yticks(range(T), labels)
         for frame in self.frames:
             frame.set_width(T)
             frame.set_height(T)
@@ -374,10 +402,8 @@ class MaskBeforeAfterDashboard(Dashboard):
 
     def make_controls(self):
         return {
-            "method": ipywidgets.ToggleButtons(
-                options=[(label, key) for key, label in MASKING_METHODS.items()],
-                value=self._initial["method"], description="", style={"button_width": "200px"},
-            ),
+            "method": toggle_buttons([(label, key) for key, label in MASKING_METHODS.items()],
+                                     self._initial["method"]),
             "hidden": float_slider(
                 "add to the scores of the hidden (later) keys", self._initial["hidden"],
                 min=-3.0, max=3.0, step=0.5,
