@@ -183,6 +183,7 @@ def blockwise_attention(q, k, v, block_size, mask=None, *, scale=None):
             o *= alpha
             o += s @ v[..., j0:j1, :]  # (..., bq, bk) @ (..., bk, d_v) -> (..., bq, d_v)
             m = m_new
+            del s  # free this tile now: otherwise it lives on while the next one is computed (two tiles at once)
         # (..., bq, d_v): normalise once at the end; rows with no permitted key (l = 0) stay zero
         np.divide(o, l, out=output[..., i0:i1, :], where=l > 0)
     return output

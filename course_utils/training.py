@@ -226,7 +226,7 @@ def grad_scores(weights, v, grad_output):
     return softmax_backward(weights, grad_weights)
 
 
-def loss_and_grads(params, tokens, query_pos, labels, uniform=False):
+def loss_and_grads(params, tokens, query_pos, labels, uniform=False, *, softmax_grad=None):
     """Mean cross-entropy loss and its gradient with respect to every parameter, by hand.
 
     Parameters
@@ -238,6 +238,9 @@ def loss_and_grads(params, tokens, query_pos, labels, uniform=False):
     labels : array of int, shape (B,)
     uniform : bool
         Frozen uniform attention: then the gradients of W_Q and W_K are zero.
+    softmax_grad : callable, optional
+        ``softmax_grad(weights, grad_weights) -> grad_scores``, used instead of ``softmax_backward``
+        (to see what a gradient check says about a wrong or a learner's version).
 
     Returns
     -------
@@ -266,7 +269,8 @@ def loss_and_grads(params, tokens, query_pos, labels, uniform=False):
         grads["W_K"] = np.zeros_like(params["W_K"])
     else:
         g_weights = np.einsum("bk,btk->bt", g_h, c["v"])     # (B, T)
-        g_scores = softmax_backward(c["weights"], g_weights) / np.sqrt(c["q"].shape[-1])
+        backward = softmax_backward if softmax_grad is None else softmax_grad
+        g_scores = backward(c["weights"], g_weights) / np.sqrt(c["q"].shape[-1])
         g_q = np.einsum("bt,btk->bk", g_scores, c["k"])      # (B, d_k)
         g_k = g_scores[:, :, None] * c["q"][:, None, :]      # (B, T, d_k)
         grads["W_Q"] = c["x_q"].T @ g_q
@@ -369,8 +373,11 @@ def numerical_gradients(params, tokens, query_pos, labels, eps=1e-5, uniform=Fal
     return grads
 
 
-def gradient_check(params, tokens, query_pos, labels, eps=1e-5, uniform=False):
+def gradient_check(params, tokens, query_pos, labels, eps=1e-5, uniform=False, *, softmax_grad=None):
     """Compare the hand-written gradients with central differences.
+
+    ``softmax_grad`` (optional) replaces ``softmax_backward`` in the hand-written gradients only, as in
+    ``loss_and_grads``; the central differences need no gradient, so they do not use it.
 
     Returns
     -------
@@ -378,7 +385,7 @@ def gradient_check(params, tokens, query_pos, labels, eps=1e-5, uniform=False):
         name -> max relative error ``|a - n| / max(|a| + |n|, 1e-6)`` over the entries of that parameter.
     """
     params = {k: np.array(v, dtype=np.float64) for k, v in params.items()}
-    _, analytic = loss_and_grads(params, tokens, query_pos, labels, uniform)
+    _, analytic = loss_and_grads(params, tokens, query_pos, labels, uniform, softmax_grad=softmax_grad)
     numeric = numerical_gradients(params, tokens, query_pos, labels, eps, uniform)
     return {name: float(np.max(np.abs(analytic[name] - numeric[name])
                                / np.maximum(np.abs(analytic[name]) + np.abs(numeric[name]), 1e-6)))

@@ -97,3 +97,14 @@ def test_training_is_deterministic_and_learns_while_uniform_does_not():
     # after training, "missing" looks at the position just before it
     before = test[1][:4] - 1
     assert np.all(run.snapshots[-1][np.arange(4), before] > 0.9)
+
+
+def test_gradient_check_flags_a_softmax_backward_without_the_subtraction(small):
+    """Notebook 06 leaves out "- sum(w * g)": the parameters behind the softmax fail, the others pass."""
+    params, tokens, query_pos, labels = small
+    errors = tr.gradient_check(params, tokens, query_pos, labels,
+                               softmax_grad=lambda weights, grad_weights: weights * grad_weights)
+    assert min(errors[name] for name in ("E", "P", "W_Q", "W_K")) > 0.5, errors
+    assert max(errors[name] for name in ("W_V", "W_out", "b_out")) < 1e-6, errors
+    right = tr.gradient_check(params, tokens, query_pos, labels, softmax_grad=tr.softmax_backward)
+    assert max(right.values()) < 1e-6, right
