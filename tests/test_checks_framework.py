@@ -3,6 +3,8 @@ import numpy as np
 import pytest
 
 from course_utils.checks import (
+    DEFAULT_HINTS,
+    NOT_A_USUAL_MISTAKE,
     CheckResult,
     Case,
     KnownMistake,
@@ -103,7 +105,8 @@ def test_first_failing_case_is_reported_with_expected_and_got():
     assert "expected: [[2., 4.]," in result.message
     assert "got:      [[1., 2.]," in result.message
     assert "largest difference 4." in result.message
-    assert result.hint.startswith("Work through this input by hand")
+    assert result.hint == f"{NOT_A_USUAL_MISTAKE} {DEFAULT_HINTS['values']}"
+    assert result.mistake is None
 
 
 # ----------------------------------------------------------------------------- learner bugs
@@ -275,7 +278,7 @@ def test_known_mistake_recognised_from_its_error_and_callable_hint():
 
 def test_unrecognised_mistake_gets_the_generic_hint():
     result = check_double(lambda x: 3 * x)
-    assert result.hint.startswith("Work through this input by hand")
+    assert result.hint == f"{NOT_A_USUAL_MISTAKE} {DEFAULT_HINTS['values']}"
 
 
 def test_known_mistake_matching_rules():
@@ -287,6 +290,175 @@ def test_known_mistake_matching_rules():
     assert not mistake.explains_error(ValueError("x"))  # no error predicate
     pair = KnownMistake("p", "h", reproduce=lambda x: (x, x))
     assert pair.explains_output([x, x], (x,)) and not pair.explains_output(x, (x,))
+
+
+# ----------------------------------------------------------------------------- hint precision
+def test_every_case_runs_after_the_first_failure():
+    calls = []
+
+    def learner(x):
+        calls.append(x.shape)
+        return x**2
+
+    result = check_double(learner)
+    assert len(calls) == len(CASES)  # not stopped at the first failure
+    assert "also fails: case 2, case 3" in result.message
+
+
+def test_a_mistake_is_named_only_when_it_explains_every_case():
+    """x**2 on 1-D input but 3*x on 2-D: "squares" explains the first failure, not the last case."""
+    def squares_then_triples(x):
+        return x**2 if x.ndim == 1 else 3 * x
+
+    result = check_double(squares_then_triples)
+    assert result.case.startswith("case 1 of ")
+    assert result.mistake is None and "squared" not in result.hint
+    assert result.hint.startswith(NOT_A_USUAL_MISTAKE)
+    squares = check_double(lambda x: x**2)
+    assert squares.mistake == "squares" and squares.hint == "You squared instead of doubling."
+
+
+def test_passing_cases_must_be_reproduced_too():
+    """Right on case 1 (where x**2 == 2 * x would not hold), squares afterwards: not the mistake."""
+    def right_then_squares(x):
+        return 2 * x if x.size == 1 else x**2
+
+    result = check_double(right_then_squares)
+    assert result.case.startswith("case 2 of ")
+    assert result.mistake is None
+
+
+def test_an_error_predicate_alone_explains_a_learner_right_elsewhere():
+    mistakes = (KnownMistake("no 2-D", "Handle 2-D input.", error=error_message_contains("2-D")),)
+
+    def learner(x):
+        if x.ndim == 2:
+            raise ValueError("cannot do 2-D")
+        return 2 * x
+
+    result = run_check(learner, name="double", reference=lambda x: 2 * x, cases=CASES, arg_names=("x",),
+                       known_mistakes=mistakes)
+    assert result.mistake == "no 2-D"
+
+    def wrong_and_raises(x):
+        if x.ndim == 2:
+            raise ValueError("cannot do 2-D")
+        return 3 * x
+
+    result = run_check(wrong_and_raises, name="double", reference=lambda x: 2 * x, cases=CASES,
+                       arg_names=("x",), known_mistakes=mistakes)
+    assert result.mistake is None  # the error is recognised, but case 1 is wrong too
+
+
+def test_an_error_predicate_may_read_the_case_inputs():
+    seen = []
+
+    def predicate(exc, args):
+        seen.append(args[0].shape)
+        return "bad" in str(exc)
+
+    mistakes = (KnownMistake("bad", "The hint.", error=predicate),)
+    result = run_check(lambda x: (_ for _ in ()).throw(ValueError("bad")), name="double",
+                       reference=lambda x: 2 * x, cases=CASES, arg_names=("x",), known_mistakes=mistakes)
+    assert result.mistake == "bad" and seen[0] == (1,)
+
+
+def test_a_matches_rule_names_a_mistake_from_a_part_of_the_answer():
+    mistakes = (KnownMistake("first wrong", "The first item is off.", matches=lambda got, args: np.ravel(got)[0] == 0),)
+
+    def learner(x):
+        out = 2 * x.ravel()
+        out[0] = 0.0
+        return out.reshape(x.shape)
+
+    result = run_check(learner, name="double", reference=lambda x: 2 * x, cases=CASES, arg_names=("x",),
+                       known_mistakes=mistakes)
+    assert result.mistake == "first wrong"
+    # a rule reads well-formed answers only: a wrong shape is not "first wrong"
+    result = run_check(lambda x: np.zeros(7), name="double", reference=lambda x: 2 * x, cases=CASES,
+                       arg_names=("x",), known_mistakes=mistakes)
+    assert result.mistake is None
+
+
+def test_a_function_that_does_not_finish_is_stopped():
+    def forever(x):
+        while True:
+            pass
+
+    result = run_check(forever, name="double", reference=lambda x: 2 * x, cases=CASES, arg_names=("x",),
+                       known_mistakes=MISTAKES, time_limit=0.2)
+    assert result.status == "wrong"
+    assert "double did not finish within 0.2 s" in result.message
+    assert "not run:  cases 2-3 (after the time limit)" in result.message
+    assert result.hint == DEFAULT_HINTS["time"] and result.mistake is None
+
+
+def test_the_time_limit_leaves_the_alarm_as_it_was():
+    import signal
+
+    def handler(signum, frame):  # pragma: no cover - never fires
+        pass
+
+    previous = signal.signal(signal.SIGALRM, handler)
+    try:
+        check_double(lambda x: 2 * x)
+        assert signal.getsignal(signal.SIGALRM) is handler
+        assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    finally:
+        signal.signal(signal.SIGALRM, previous)
+
+
+def test_a_later_case_out_of_time_names_no_mistake():
+    def squares_then_hangs(x):
+        while x.ndim == 2:
+            pass
+        return x**2
+
+    result = run_check(squares_then_hangs, name="double", reference=lambda x: 2 * x, cases=CASES,
+                       arg_names=("x",), known_mistakes=MISTAKES, time_limit=0.2)
+    assert result.case.startswith("case 1 of ") and result.mistake is None
+
+
+def test_printed_output_is_kept_capped_and_shown_with_the_failure(capsys):
+    def chatty(x):
+        for i in range(100):
+            print("step", i)
+        return 3 * x
+
+    result = check_double(chatty)
+    assert capsys.readouterr().out == ""  # nothing printed while the checker ran it
+    assert "printed:  step 0" in result.message
+    assert "step 11" in result.message and "step 12" not in result.message
+    assert "(cut: 100 lines printed in all)" in result.message
+
+
+def test_calls_to_forbidden_functions_are_told_kindly():
+    def reference(x):
+        return 2 * x
+
+    def helper_calls_reference(x):  # stands for a course function that calls another one
+        return reference(x)
+
+    cheat = run_check(lambda x: reference(x), name="double", reference=reference, cases=CASES,
+                      arg_names=("x",), forbidden={"cu.double": reference})
+    assert cheat.status == "wrong" and "gives the right numbers on all 3 cases" in cheat.message
+    assert "`cu.double`" in cheat.message and cheat.hint.startswith("Well done")
+    honest = run_check(lambda x: x + x, name="double", reference=reference, cases=CASES, arg_names=("x",),
+                       forbidden={"cu.double": reference})
+    assert honest.status == "correct"
+
+
+def test_not_attempted_names_the_line_to_replace_and_the_lines_to_keep():
+    def stub_with_return(x):
+        y = 2
+        # YOUR CODE HERE
+        raise NotImplementedError()
+        return y
+
+    text = check_double(stub_with_return).message
+    assert "Replace the line `raise NotImplementedError()` under `# YOUR CODE HERE` with your code" in text
+    assert "(keep `return y` below it)" in text
+    assert "(keep" not in check_double(double_stub).message
 
 
 # ----------------------------------------------------------------------------- tuple outputs

@@ -10,6 +10,7 @@ import pytest
 
 from course_utils.attention import scaled_dot_product_attention
 from course_utils.checks import (
+    NOT_A_USUAL_MISTAKE,
     PROJECT_MISTAKES,
     SCALED_SCORES_MISTAKES,
     SELF_ATTENTION_MISTAKES,
@@ -99,7 +100,7 @@ SHAPES_MUTANTS = [
     # (learner function, first failing case, entry reported, a distinctive word of the hint)
     (_with(scores=("T", "d_k")), 1, "scores", "not T x d_k"),
     (_with(weights=("T", "d_k")), 1, "weights", "softmax does not change the shape"),
-    (_with(output=("T", "d_k")), 1, "output", "not d_k"),
+    (_with(output=("T", "d_k")), 1, "output", "You wrote (T, d_k)."),
     (_with(output=("T", "T")), 1, "output", "mixes value"),
     (_with(W_Q=("d_k", "d_model")), 1, "W_Q", "nn.Linear"),
     (_with(W_K=("d_k", "d_model")), 1, "W_K", "nn.Linear"),
@@ -217,7 +218,12 @@ def project_x_transposed(x, w_q, w_k, w_v):
     return x.T @ w_q, x.T @ w_k, x.T @ w_v
 
 
+def project_rows_transposed(x, w_q, w_k, w_v):
+    return (x @ w_q).T, (x @ w_k).T, (x @ w_v).T
+
+
 PROJECT_MUTANTS = [
+    (project_rows_transposed, 1, "transposed result", "one column per token"),
     (project_swaps_k_v, 1, "swapped W_K and W_V", "swapped"),
     (project_swaps_q_k, 1, "swapped W_Q and W_K", "swapped"),
     (project_returns_v_k_q, 1, "other order", "order (q, k, v)"),
@@ -352,17 +358,22 @@ def test_every_scaled_scores_known_mistake_has_a_mutant():
 
 
 def test_k_not_transposed_error_message_and_square_case():
-    text = check_scaled_scores(scores_k_not_transposed).text
-    assert "mismatch in its core dimension" in text
-    # on the square case q @ k runs: recognised from its numbers
+    result = check_scaled_scores(scores_k_not_transposed)
+    assert "mismatch in its core dimension" in result.text
+    # on the square case 2 q @ k runs: its numbers are the mistake's too, so it is still named
+    assert_wrong_with_hint(result, 1, "Transpose the keys")
+    assert result.mistake == "k not transposed"
+    assert "also fails: case 2, case 3, case 4" in result.message
+
+    # right on case 1 but q @ k later: no single mistake gives both, so no mistake is named
     def k_not_transposed_after_case_1(q, k):
         if q.shape == (2, 4):
             return scaled_scores_solution(q, k)
         return q @ k / np.sqrt(q.shape[-1])
 
     result = check_scaled_scores(k_not_transposed_after_case_1)
-    assert_wrong_with_hint(result, 2, "Transpose the keys")
-    assert "square" in result.message
+    assert result.case.startswith("case 2 of") and "square" in result.message
+    assert result.mistake is None and result.hint.startswith(NOT_A_USUAL_MISTAKE)
 
 
 def test_scaled_scores_message_shows_expected_and_got():
@@ -571,7 +582,7 @@ def test_self_attention_shape_errors_are_recognised():
         (sa_weights_on_left, "weights on the left"),
         (sa_k_not_transposed, "k not transposed"),
         (sa_values_on_the_left, "output product order"),
-        (sa_np_dot_weights_first, "product refuses the shapes"),  # the line does not say which product
+        (sa_np_dot_weights_first, "weights on the left"),  # np.dot(w_q, x) on the line says which product
     ]:
         result = check_self_attention(right_on_square(mutant))
         assert_wrong_with_hint(result, 2, hints[mistake][:20])
@@ -588,5 +599,5 @@ def test_np_dot_weights_first_is_recognised_on_the_square_case():
 def test_mutant_count():
     """The report quotes these counts: keep them in sync with the lists above."""
     assert (len(SHAPES_MUTANTS), len(PROJECT_MUTANTS), len(SCALED_SCORES_MUTANTS), len(SELF_ATTENTION_MUTANTS)) == (
-        16, 9, 11, 17,
+        16, 10, 11, 17,
     )

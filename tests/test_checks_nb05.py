@@ -20,6 +20,7 @@ from course_utils.checks import (
     check_plot_diagnoses,
     check_removal_effects,
 )
+from course_utils.checks.nb05 import _VERDICTS
 from course_utils.influence import contributions as reference_contributions
 from course_utils.influence import removal_effects as reference_removal_effects
 
@@ -103,8 +104,13 @@ def contributions_in_place(weights, values):
     return values
 
 
+def contributions_per_key_sums(weights, values):
+    return (weights[:, None] * values).sum(axis=1)  # sums each contribution: one number per key
+
+
 CONTRIBUTION_MUTANTS = [
     (contributions_output, 1, "summed too early", "already added up"),
+    (contributions_per_key_sums, 1, "summed each contribution", "coordinates added up"),
     (contributions_summed_rows, 1, "summed too early", "already added up"),
     (contributions_lengths, 1, "norms instead of vectors", "one number per key"),
     (contributions_weight_times_length, 1, "norms instead of vectors", "one number per key"),
@@ -344,11 +350,23 @@ def capstone_head_loop(x, lengths, w_q, w_k, w_v, w_o, num_heads):
     return np.concatenate(outs, axis=-1) @ w_o, np.stack(ws, axis=1)
 
 
-@pytest.mark.parametrize("fn", [capstone_solution, capstone_with_references, capstone_head_loop])
-def test_capstone_correct(fn):
-    result = check_capstone_layer(fn)
+def test_capstone_correct():
+    result = check_capstone_layer(capstone_solution)
     assert result.status == "correct", result.text
     assert result.message == "Correct: all 5 cases passed."
+
+
+@pytest.mark.parametrize("fn, called", [
+    (capstone_with_references, "`cu.causal_mask`, `cu.padding_mask` and `cu.multi_head_attention`"),
+    (capstone_head_loop, "`cu.scaled_dot_product_attention`"),
+])
+def test_capstone_that_calls_the_answer_is_told_kindly(fn, called):
+    """The exercise asks for the masks and the attention written by the learner; right numbers from
+    the course's own functions are not called correct, and the learner is told why, kindly."""
+    result = check_capstone_layer(fn)
+    assert result.status == "wrong", result.text
+    assert f"gives the right numbers on all 5 cases, but it calls {called}" in result.message
+    assert result.hint.startswith("Well done")
 
 
 def test_capstone_stub_not_attempted():
@@ -420,7 +438,17 @@ def capstone_weights_averaged(*args):
     return output, weights.mean(axis=1)
 
 
+def capstone_causal_sees_next(x, lengths, w_q, w_k, w_v, w_o, num_heads):
+    B, T, d_model = x.shape
+    causal = np.tril(np.ones((T, T), dtype=bool), k=1)  # off by one: each token sees the next one
+    mask = (causal[None] & (np.arange(T)[None, :] < lengths[:, None])[:, None, :])[:, None]  # (B, 1, T, T)
+    q, k, v = (cu.split_heads(x @ w, num_heads) for w in (w_q, w_k, w_v))
+    weights = cu.softmax(np.where(mask, q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1]), -np.inf))
+    return cu.merge_heads(weights @ v) @ w_o, weights
+
+
 CAPSTONE_MUTANTS = [
+    (capstone_causal_sees_next, 1, "causal mask off by one", "sees the next one"),
     (capstone_causal_only, 1, "causal only", "padding mask is missing"),
     (capstone_padding_only, 1, "padding only", "causal mask is missing"),
     (capstone_padding_on_queries, 1, "padding on the queries", "*queries*"),
@@ -476,7 +504,14 @@ def test_capstone_cases_include_rows_with_no_permitted_key():
 
 
 # ============================================================================ plot diagnoses
-ANSWERS = {m.label: m.diagnosis for m in PLOT_MYSTERIES}
+ANSWERS = {label: verdict.diagnosis for label, verdict in _VERDICTS.items()}  # the checker's answer key
+
+
+def test_the_notebook_namespace_carries_no_answers():
+    """PLOT_MYSTERIES is imported into notebook 05: it holds the pictures, not their diagnoses."""
+    for m in PLOT_MYSTERIES:
+        assert set(vars(m)) == {"label", "tokens", "weights", "intended"}
+    assert all(v.diagnosis not in repr(m) for m, v in zip(PLOT_MYSTERIES, _VERDICTS.values()))
 
 
 def test_mysteries_cover_every_diagnosis():

@@ -1,12 +1,17 @@
 """Exercise checkers: ``check_<name>(your_function)`` reports not attempted / wrong / correct.
 
-Each checker runs the learner's function on copies of a few inputs, smallest first, and
-returns a ``CheckResult`` that prints as plain text and shows as a coloured box in Jupyter.
-The framework (``Case``, ``KnownMistake``, ``run_check``, ``checker``) is shared by the
-checkers of every notebook.
+Each checker runs the learner's function on copies of a few inputs, smallest first, every one of
+them (each under a time limit, its printed output kept), and returns a ``CheckResult`` that prints
+as plain text and shows as a coloured box in Jupyter. A failure shows the smallest failing case with
+expected and got; its hint names a known mistake only when that mistake explains the learner's
+result on every case, else it is the exercise's generic hint, which says so.
+
+The framework (``Case``, ``KnownMistake``, ``run_check``, ``checker``, and the ``Comparison`` of
+``_compare`` that masks and dict answers extend) is shared by the checkers of every notebook.
 """
 from course_utils.checks._framework import (
     DEFAULT_HINTS,
+    NOT_A_USUAL_MISTAKE,
     Case,
     KnownMistake,
     checker,
@@ -20,6 +25,7 @@ from course_utils.checks._framework import (
 from course_utils.checks._result import CORRECT, NOT_ATTEMPTED, WRONG, CheckResult
 from course_utils.checks.nb01 import (
     ATTENTION_ROW_MISTAKES,
+    SCORES_FOR_THIRD_VALUE_MISTAKES,
     SOFTMAX_MISTAKES,
     check_attention_row,
     check_scores_for_third_value,
@@ -79,6 +85,7 @@ __all__ = [
     "check_scores_for_third_value",
     "SOFTMAX_MISTAKES",
     "ATTENTION_ROW_MISTAKES",
+    "SCORES_FOR_THIRD_VALUE_MISTAKES",
     # notebook 02
     "check_shapes",
     "check_project",
@@ -134,6 +141,7 @@ __all__ = [
     "internal_error",
     "error_message_contains",
     "DEFAULT_HINTS",
+    "NOT_A_USUAL_MISTAKE",
     "CORRECT",
     "WRONG",
     "NOT_ATTEMPTED",

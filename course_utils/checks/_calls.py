@@ -1,8 +1,21 @@
-"""Call a learner's function safely: copies in, errors and numpy warnings caught, never re-raised."""
+"""Call a learner's function safely: copies in, errors and numpy warnings caught, never re-raised.
+
+Every call runs under the same limits: a time limit (a function still running after
+``TIME_LIMIT`` seconds is stopped, where the platform allows it) and a cap on what it prints
+(its printed text is kept, not shown while it runs, and at most ``MAX_PRINTED_LINES`` lines of it
+reach a report). A checker can also watch for calls to given functions (``watch``), e.g. a
+reference function that would hand the learner the answer.
+"""
+import contextlib
 import copy
 import inspect
+import io
 import os
+import signal
+import sys
 import sysconfig
+import threading
+import time
 import traceback
 import warnings
 from dataclasses import dataclass
@@ -10,6 +23,16 @@ from dataclasses import dataclass
 import numpy as np
 
 _MAX_ERROR_TEXT = 200
+#: Seconds one call of the learner's function may take on one (small) case.
+TIME_LIMIT = 10.0
+#: Lines (and characters) of a call's printed output kept for a report.
+MAX_PRINTED_LINES = 12
+MAX_PRINTED_CHARS = 1500
+
+
+class OutOfTime(BaseException):
+    """Raised inside the learner's function when its time is up (a BaseException, so that the
+    learner's own ``except Exception`` cannot swallow it)."""
 
 
 @dataclass
@@ -31,22 +54,49 @@ class Call:
     args_after: tuple = ()
     stub_raised: bool = False
     where: str = None  # "softmax, line 3: return e / 0" for errors, when the learner's line is known
+    timed_out: bool = False  # stopped after the time limit (error is then None)
+    seconds: float = 0.0
+    printed: str = ""  # what it printed (capped, see MAX_PRINTED_LINES)
+    called: tuple = ()  # names of the watched functions it called, in order of first call
+
+    @property
+    def ran(self):
+        """True if the function finished (returned or raised) within the time limit."""
+        return not self.timed_out
 
 
-def call_learner(fn, args):
+def call_learner(fn, args, *, time_limit=TIME_LIMIT, watch=()):
     """Run ``fn(*copies of args)``; catch any error and the numpy warnings it triggers.
+
+    Parameters
+    ----------
+    fn : callable
+        The learner's function.
+    args : tuple
+        Its arguments; it receives deep copies (``Call.args_after`` shows them after the call).
+    time_limit : float or None
+        Seconds after which the call is stopped (``Call.timed_out``). Enforced with a timer
+        signal where one is available (POSIX, main thread); elsewhere the call runs to its end.
+    watch : dict, optional
+        ``{code object: name}`` of functions whose calls to report in ``Call.called``.
 
     KeyboardInterrupt is not caught, so the learner can still stop a function that hangs.
     """
     learner_args = copy.deepcopy(tuple(args))
-    value, error = None, None
+    value, error, timed_out = None, None, False
+    printed = io.StringIO()
+    called = []
+    start = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         # Overflow, 0/0 and division by zero show up as warnings we can report; underflow
         # (exp(-1000) == 0) is normal in softmax and not worth mentioning.
-        with np.errstate(over="warn", divide="warn", invalid="warn", under="ignore"):
+        with np.errstate(over="warn", divide="warn", invalid="warn", under="ignore"), \
+                contextlib.redirect_stdout(printed), _time_limit(time_limit), _watching(watch, called):
             try:
                 value = fn(*learner_args)
+            except OutOfTime:
+                timed_out = True
             except (Exception, SystemExit) as exc:  # the learner's bug, reported not raised
                 error = exc
     texts = []
@@ -54,11 +104,103 @@ def call_learner(fn, args):
         text = f"{w.category.__name__}: {w.message}"
         if text not in texts:
             texts.append(text)
-    call = Call(value=value, error=error, warnings=tuple(texts), args_after=learner_args)
+    call = Call(value=value, error=error, warnings=tuple(texts), args_after=learner_args,
+                timed_out=timed_out, seconds=time.perf_counter() - start,
+                printed=_cap_printed(printed.getvalue()), called=tuple(called))
     if error is not None:
         call.where = learner_line(error)
         call.stub_raised = isinstance(error, NotImplementedError) and _raised_in(error, fn)
     return call
+
+
+def _can_time_out():
+    return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+
+
+@contextlib.contextmanager
+def _time_limit(seconds):
+    """Raise OutOfTime in the running code after ``seconds`` (POSIX main thread only)."""
+    if not seconds or not _can_time_out():
+        yield
+        return
+
+    def stop(signum, frame):
+        raise OutOfTime()
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@contextlib.contextmanager
+def _watching(watch, called):
+    """Append to ``called`` the name of each watched code object the first time it is entered."""
+    if not watch:
+        yield
+        return
+    previous = sys.getprofile()
+
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # course_utils/
+
+    def profile(frame, event, arg):
+        if event == "call":
+            name = watch.get(frame.f_code)
+            # only calls made from outside course_utils (the learner's), not one reference
+            # function calling another
+            caller = frame.f_back.f_code.co_filename if frame.f_back is not None else ""
+            if name is not None and name not in called and not os.path.abspath(caller).startswith(package):
+                called.append(name)
+        if previous is not None:
+            previous(frame, event, arg)
+
+    sys.setprofile(profile)
+    try:
+        yield
+    finally:
+        sys.setprofile(previous)
+
+
+def _cap_printed(text):
+    """At most MAX_PRINTED_LINES lines and MAX_PRINTED_CHARS characters of text, marked when cut."""
+    if not text:
+        return ""
+    lines = text.rstrip("\n").split("\n")
+    cut = len(lines) > MAX_PRINTED_LINES
+    kept = "\n".join(lines[:MAX_PRINTED_LINES])
+    if len(kept) > MAX_PRINTED_CHARS:
+        kept, cut = kept[:MAX_PRINTED_CHARS], True
+    if cut:
+        kept += f"\n... (cut: {len(lines)} lines printed in all)"
+    return kept
+
+
+def code_objects(functions):
+    """``{code object: name}`` for ``watch``: the functions' own code (decorators unwrapped)."""
+    out = {}
+    for name, fn in functions.items():
+        code = getattr(inspect.unwrap(fn), "__code__", None)
+        if code is not None:
+            out[code] = name
+    return out
+
+
+def stub_lines_after(fn):
+    """The code lines of ``fn`` after its ``raise NotImplementedError()`` line (e.g. ``return shapes``),
+    stripped; () when the source cannot be read."""
+    try:
+        source = inspect.getsource(inspect.unwrap(fn))
+    except (OSError, TypeError):
+        return ()
+    lines = source.splitlines()
+    for i, line in enumerate(lines):
+        if line.strip().startswith("raise NotImplementedError"):
+            rest = [ln.strip() for ln in lines[i + 1:]]
+            return tuple(ln for ln in rest if ln and not ln.startswith("#"))
+    return ()
 
 
 def error_text(exc):

@@ -3,7 +3,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from course_utils.checks._format import describe, fmt_value, number_word, plural
+from course_utils.checks._format import (
+    describe,
+    field,
+    fmt_array,
+    fmt_named,
+    fmt_value,
+    indent_after_first,
+    number_word,
+    plural,
+)
 
 RTOL = 1e-5
 ATOL = 1e-8
@@ -147,3 +156,74 @@ def _holds_arrays(seq):
 
 def _cap(text):
     return text[:1].upper() + text[1:]
+
+
+class Comparison:
+    """How ``run_check`` judges and shows one kind of answer (the default: arrays of real numbers).
+
+    A checker whose answers are not arrays of numbers (boolean masks, dicts of labels, a few
+    scores judged by a rule) passes its own subclass as ``run_check(..., compare=...)``. The
+    runner asks it four things:
+
+    * ``problem(got, expected, name=, output_names=)``: the Problem of one answer, or None;
+    * ``same(got, reproduced)``: does a known mistake's output equal the learner's answer?
+    * ``details(got, expected, output_names)``: the report lines for a failing case (by default
+      ``expected:`` and ``got:``);
+    * ``fmt_inputs(arg_names, args)``: the ``input:`` text of a case.
+
+    and, optionally, ``for_run(values)`` (a comparison adapted to every answer of this run, e.g.
+    "this learner writes additive masks"), ``hint(kind, got, expected, args)`` (a hint computed
+    from the answer itself, overriding the generic one of that kind), ``extra_hint(kind, got)`` (a sentence
+    added to any hint) and ``correct_text(total, values)`` (the result of a pass). ``deferred_kinds`` are
+    problem kinds reported only when no case has another problem (a right pattern in the wrong dtype).
+    """
+
+    deferred_kinds = ()
+
+    def __init__(self, rtol=RTOL, atol=ATOL):
+        self.rtol, self.atol = rtol, atol
+
+    def for_run(self, values):
+        return self
+
+    def problem(self, got, expected, *, name, output_names=None):
+        return find_problem(got, expected, name=name, output_names=output_names, rtol=self.rtol, atol=self.atol)
+
+    def same(self, got, reproduced):
+        return outputs_match(got, reproduced, self.rtol, self.atol)
+
+    def fmt_output(self, value, output_names=None):
+        if output_names and isinstance(value, (tuple, list)) and len(value) == len(output_names):
+            return fmt_named(output_names, value)
+        if isinstance(value, (tuple, list)) and any(isinstance(v, np.ndarray) for v in value):
+            return "(" + ", ".join(fmt_value(v) for v in value) + ")"
+        return fmt_value(value)
+
+    def details(self, got, expected, output_names=None):
+        return [field("expected", self.fmt_output(expected, output_names)),
+                field("got", self.fmt_output(got, output_names))]
+
+    def fmt_inputs(self, arg_names, args):
+        """The inputs, one per line; a boolean array (a mask) reads as 0/1 with a note."""
+        lines = []
+        for name, value in zip(arg_names, args):
+            prefix = f"{name} = "
+            if isinstance(value, np.ndarray) and value.dtype.kind == "b" and value.ndim:
+                text = fmt_array(value.astype(int)) + f"  {BOOL_NOTE}"
+            else:
+                text = fmt_value(value)
+            lines.append(prefix + indent_after_first(text, len(prefix)))
+        return "\n".join(lines)
+
+    def hint(self, kind, got, expected, args):
+        return None
+
+    def extra_hint(self, kind, got):
+        return ""
+
+    def correct_text(self, total, values):
+        return None
+
+
+#: How a boolean mask is shown as 0/1.
+BOOL_NOTE = "(1 = True = may attend, 0 = False = blocked)"

@@ -11,21 +11,41 @@ A checker is a few lines built on ``run_check``::
         )
 
 ``run_check`` passes copies of each case's inputs to the learner's function, smallest case
-first, and stops at the first case that fails. A failure is described by a ``Problem`` (an
-error, None, a wrong structure/type/shape, nan/inf, wrong values, or an input changed in
-place). Its hint comes from the first known mistake that explains it (a mistake's
-``reproduce`` function gives the same output as the learner's, or its ``error`` predicate
-recognises the exception), else from a generic hint for the kind of problem.
+first, and runs every case, also after the first failure (each call under the same time limit
+and cap on printed output, see ``_calls``). It reports the first failing case, described by a
+``Problem`` (an error, None, a wrong structure/type/shape, nan/inf, wrong values, or an input
+changed in place), with expected and got.
+
+Hint precision. A known mistake is named only when it explains the learner's result on *every*
+case: one of its ``reproduce`` functions gives the learner's output on each case that returned
+something (passing cases included), and each error the learner's function raised is recognised
+by its ``error`` predicate (or raised alike by that reproduce function). A mistake's ``error``
+predicate alone explains a learner whose other cases all pass. When no mistake explains every case, the
+hint says so and gives the exercise's generic hint for the kind of problem: a wrong specific hint
+sends a learner to fix code that is right, a generic one never does.
+
+How answers are judged and shown is pluggable (``compare=``, a ``Comparison``): arrays of real
+numbers by default; boolean masks, dicts of labels and rule-judged answers have their own.
 """
 import copy
 import functools
+import inspect
 from dataclasses import dataclass
 
 import numpy as np
 
-from course_utils.checks._calls import call_learner, changed_args, error_text, raising_function_name
-from course_utils.checks._compare import ATOL, RTOL, Problem, find_problem, outputs_match
-from course_utils.checks._format import describe, field, fmt_named, fmt_value
+from course_utils.checks._calls import (
+    TIME_LIMIT,
+    call_learner,
+    changed_args,
+    code_objects,
+    error_text,
+    learner_line,
+    raising_function_name,
+    stub_lines_after,
+)
+from course_utils.checks._compare import ATOL, RTOL, Comparison, Problem
+from course_utils.checks._format import describe, field, fmt_value
 from course_utils.checks._result import CORRECT, NOT_ATTEMPTED, WRONG, CheckResult
 
 #: Generic hint for each kind of problem, used when no known mistake explains the failure.
@@ -52,14 +72,27 @@ DEFAULT_HINTS = {
         "(`np.exp(710)` is already inf). Print the intermediate arrays to see where it first appears."
     ),
     "values": (
-        "Work through this input by hand, or print each intermediate array, and compare with "
-        "the expected result above."
+        "Work through this input by hand, or print each intermediate array, to see where your "
+        "numbers first part from the expected ones."
     ),
     "inplace": (
         "Build new arrays (`y = x - m`) instead of updating the input (`x -= m` or `x[...] = ...`): "
         "the caller's array must keep its values."
     ),
+    "time": (
+        "These inputs are tiny, so a correct function returns at once: look for a loop whose "
+        "condition never becomes false (a `while` whose variable is never updated)."
+    ),
 }
+
+#: Said before the generic hint when the exercise has known mistakes but none explains the answer.
+NOT_A_USUAL_MISTAKE = "Not one of the usual mistakes: compare expected and got above."
+
+# Problem kinds for which a known mistake may be named (the others have one cause each).
+_NAMEABLE = ("exception", "structure", "type", "shape", "nonfinite", "values", "dtype")
+# Kinds whose generic hint says that no usual mistake explains the answer (wrong numbers, not a
+# wrong format: for those the generic hint is about the format itself).
+_SAY_NOT_USUAL = ("shape", "nonfinite", "values")
 
 
 @dataclass(frozen=True)
@@ -75,52 +108,115 @@ class Case:
 
 
 @dataclass(frozen=True)
+class Outcome:
+    """What happened on one case: the call, the expected answer and the problem found (None: passed)."""
+
+    index: int
+    case: Case
+    expected: object
+    call: object
+    problem: Problem = None
+    details: tuple = ()
+
+    @property
+    def passed(self):
+        return self.problem is None
+
+
+@dataclass(frozen=True)
 class KnownMistake:
     """A mistake learners make, recognised from its output or its error, with a specific hint.
 
     Parameters
     ----------
     name : str
-        Short identifier (for tests and maintainers; not shown).
+        Short identifier (for tests and maintainers; not shown; ``CheckResult.mistake``).
     hint : str or callable
-        Shown to the learner. A callable is called as ``hint(got, args)`` and returns the text.
+        Shown to the learner. A callable is called as ``hint(got, args)`` with the answer and
+        the inputs of the case reported, and returns the text.
     reproduce : callable or tuple of callables
         Functions with the learner function's signature that compute the buggy result. The
-        mistake is recognised when one of them returns the same output as the learner's
-        function on the failing case (same structure and shapes, values close, nan == nan).
+        mistake is named when ONE of them gives the learner's output on every case (see the
+        module docstring).
     error : callable, optional
-        ``error(exception) -> bool``: recognises the mistake from the exception the learner's
-        function raised (see ``error_message_contains``).
+        ``error(exception) -> bool``: recognises the mistake from an exception the learner's
+        function raised (see ``error_message_contains``); ``error(exception, args)`` also gets the
+        case's inputs, for a message whose sizes must fit them.
+    matches : callable or tuple of callables, optional
+        ``matches(got, args) -> bool``: recognises the mistake from a property of the learner's
+        answer (for answers judged by a rule, or for a mistake seen in one part of the answer
+        whatever the rest does). Named when ONE of them holds on every case.
     """
 
     name: str
     hint: object
     reproduce: object = ()
     error: object = None
+    matches: object = ()
 
     def __post_init__(self):
-        if callable(self.reproduce):
-            object.__setattr__(self, "reproduce", (self.reproduce,))
-        else:
-            object.__setattr__(self, "reproduce", tuple(self.reproduce))
+        for name in ("reproduce", "matches"):
+            value = getattr(self, name)
+            object.__setattr__(self, name, (value,) if callable(value) else tuple(value or ()))
+
+    def explains(self, outcomes, comparison=None):
+        """True if this mistake explains the learner's result on every one of ``outcomes``."""
+        comparison = comparison or Comparison()
+        if not outcomes or not all(o.call.ran for o in outcomes):
+            return False
+        if any(all(self._variant_explains(buggy, o, comparison) for o in outcomes) for buggy in self.reproduce):
+            return True
+        if any(all(self._matches_explains(rule, o) for o in outcomes) for rule in self.matches):
+            return True
+        # by its error alone: every error recognised, every other case right
+        return self.error is not None and all(
+            self.explains_error(o.call.error, o.case.args) if o.call.error is not None else o.passed
+            for o in outcomes
+        )
+
+    def _variant_explains(self, buggy, outcome, comparison):
+        call = outcome.call
+        if call.error is not None and self.explains_error(call.error, outcome.case.args):
+            return True
+        try:
+            with np.errstate(all="ignore"):
+                reproduced = buggy(*copy.deepcopy(tuple(outcome.case.args)))
+        except Exception as exc:  # the buggy version fails here too: alike only if the error is
+            return call.error is not None and _same_error(call.error, exc)
+        if call.error is not None:
+            return False
+        return bool(comparison.same(call.value, reproduced))
+
+    def _matches_explains(self, rule, outcome):
+        if outcome.call.error is not None:
+            return self.explains_error(outcome.call.error, outcome.case.args)
+        if outcome.problem is not None and outcome.problem.kind in ("none", "structure", "type", "shape"):
+            return False  # a rule reads the parts of a well-formed answer only
+        try:
+            return bool(rule(outcome.call.value, outcome.case.args))
+        except Exception:
+            return False
 
     def explains_output(self, got, args, rtol=RTOL, atol=ATOL):
-        """True if one of the reproduce functions returns ``got`` for these args."""
+        """True if one of the reproduce functions returns ``got`` for these args (one case only)."""
+        comparison = Comparison(rtol, atol)
         for buggy in self.reproduce:
             try:
                 with np.errstate(all="ignore"):
                     reproduced = buggy(*copy.deepcopy(tuple(args)))
             except Exception:  # this variant cannot even run on the case: it does not explain it
                 continue
-            if outputs_match(got, reproduced, rtol, atol):
+            if comparison.same(got, reproduced):
                 return True
         return False
 
-    def explains_error(self, exc):
-        """True if the error predicate recognises the exception."""
-        if self.error is None:
+    def explains_error(self, exc, args=None):
+        """True if the error predicate recognises the exception (raised on a case with ``args``)."""
+        if self.error is None or exc is None:
             return False
         try:
+            if _takes_two(self.error):
+                return bool(self.error(exc, args))
             return bool(self.error(exc))
         except Exception:
             return False
@@ -129,12 +225,47 @@ class KnownMistake:
         return self.hint(got, args) if callable(self.hint) else self.hint
 
 
+def _takes_two(predicate):
+    """True if ``predicate`` accepts two positional arguments (exception, args)."""
+    try:
+        inspect.signature(predicate).bind(None, None)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _same_error(a, b):
+    """Two exceptions of the same type whose messages start alike (first line)."""
+    return type(a) is type(b) and str(a).split("\n")[0] == str(b).split("\n")[0]
+
+
 def error_message_contains(*fragments, error_type=Exception):
     """Predicate for ``KnownMistake.error``: an ``error_type`` whose message contains any fragment."""
 
     def predicate(exc):
         text = str(exc)
         return isinstance(exc, error_type) and any(f in text for f in fragments)
+
+    return predicate
+
+
+def error_on_line(pattern, *fragments, error_type=Exception):
+    """Predicate for ``KnownMistake.error``: ``error_message_contains(*fragments)``, raised on a line of
+    the learner's code matching the regular expression ``pattern`` (case-insensitive).
+
+    Several lines can raise the same error (a broadcast in a product, or in a division); the line
+    the learner wrote tells which one did, so the hint names the right step.
+    """
+    import re
+
+    regex = re.compile(pattern, re.IGNORECASE)
+    message = error_message_contains(*fragments, error_type=error_type)
+
+    def predicate(exc):
+        if not message(exc):
+            return False
+        line = learner_line(exc) or ""
+        return bool(regex.search(line.partition(": ")[2]))
 
     return predicate
 
@@ -167,14 +298,22 @@ def internal_error(name, exc):
     )
 
 
-def not_attempted(name, total=0):
-    """The result for a function that still raises NotImplementedError (the build tool's stub)."""
-    return CheckResult(
-        NOT_ATTEMPTED,
-        f"Not attempted yet: your {name} function still raises NotImplementedError. Replace the two lines under "
-        "# YOUR CODE HERE with your code, run the cell, then run this check again.",
-        total=total,
+def not_attempted(name, total=0, fn=None):
+    """The result for a function that still raises NotImplementedError (the build tool's stub).
+
+    The message says exactly what to replace: the line ``raise NotImplementedError()`` under
+    ``# YOUR CODE HERE``, and which lines after it to keep (read from ``fn``'s source).
+    """
+    keep = stub_lines_after(fn) if fn is not None else ()
+    text = (
+        f"Not attempted yet: your {name} function still raises NotImplementedError. Replace the line "
+        "`raise NotImplementedError()` under `# YOUR CODE HERE` with your code"
     )
+    if keep:
+        shown = " and ".join(f"`{line}`" for line in keep[:2]) + (" ..." if len(keep) > 2 else "")
+        text += f" (keep {shown} below it)"
+    text += ", run the cell, then run this check again."
+    return CheckResult(NOT_ATTEMPTED, text, total=total)
 
 
 def not_callable(name, value):
@@ -207,8 +346,11 @@ def run_check(
     hints=None,
     rtol=RTOL,
     atol=ATOL,
+    compare=None,
+    forbidden=None,
+    time_limit=TIME_LIMIT,
 ):
-    """Run the learner's ``fn`` on ``cases`` (smallest first) and report the first failure.
+    """Run the learner's ``fn`` on every case and report the first failure, with a precise hint.
 
     Parameters
     ----------
@@ -218,7 +360,7 @@ def run_check(
         Its name in the exercise (used in messages).
     reference : callable
         Same signature as fn; gives the expected output (an array, or a tuple of arrays when fn
-        must return several things).
+        must return several things; whatever ``compare`` judges).
     cases : sequence of Case
         Ordered from smallest to largest input, edge cases included.
     arg_names : sequence of str
@@ -226,11 +368,20 @@ def run_check(
     output_names : sequence of str, optional
         Names of the items of a tuple output, e.g. ("output", "weights").
     known_mistakes : sequence of KnownMistake
-        Tried in order on the failing case; the first that explains it gives the hint.
+        Tried in order; the first that explains the result on every case gives the hint.
     hints : dict, optional
-        Generic hints by problem kind, overriding ``DEFAULT_HINTS``.
+        Generic hints by problem kind (str, or callable ``hint(got, args)``), overriding
+        ``DEFAULT_HINTS``.
     rtol, atol : float
-        Tolerances of ``np.allclose``.
+        Tolerances of ``np.allclose`` (for the default comparison).
+    compare : Comparison, optional
+        How answers are judged and shown (default: arrays of real numbers).
+    forbidden : dict, optional
+        ``{"cu.multi_head_attention": function, ...}``: functions that would hand the learner the
+        answer. If the learner's function calls one, a right answer is not called correct, and
+        the report says which, kindly.
+    time_limit : float or None
+        Seconds per call (see ``_calls.call_learner``).
 
     Returns
     -------
@@ -238,195 +389,194 @@ def run_check(
     """
     try:
         with np.errstate(all="ignore"):  # comparing nan/inf outputs must not warn or raise
-            return _run_cases(fn, name, reference, cases, arg_names, output_names, known_mistakes, hints, rtol, atol)
+            return _Run(
+                fn, name=name, reference=reference, cases=tuple(cases), arg_names=tuple(arg_names),
+                output_names=output_names, known_mistakes=tuple(known_mistakes),
+                hints={**DEFAULT_HINTS, **(hints or {})}, compare=compare or Comparison(rtol, atol),
+                forbidden=dict(forbidden or {}), time_limit=time_limit,
+            ).result()
     except Exception as exc:  # a bug in the checker or a reference refusing a case
         return internal_error(name, exc)
 
 
-def _run_cases(fn, name, reference, cases, arg_names, output_names, known_mistakes, hints, rtol, atol):
-    """The loop of run_check (see there), without its safety net."""
-    if not callable(fn):
-        return not_callable(name, fn)
-    all_hints = {**DEFAULT_HINTS, **(hints or {})}
-    total = len(cases)
-    for index, case in enumerate(cases, start=1):
-        expected = reference(*copy.deepcopy(tuple(case.args)))
-        call = call_learner(fn, case.args)
-        if index == 1 and call.stub_raised:
-            return not_attempted(name, total)
-        problem, details = _diagnose(call, expected, case, name, arg_names, output_names, rtol, atol)
-        if problem is None:
-            continue
-        after = []
-        if call.warnings and problem.kind != "inplace":
-            after.append(field("warning", "\n".join(call.warnings[:2])))
-        hint = _pick_hint(problem, call, case, known_mistakes, all_hints, rtol, atol)
-        return _wrong(name, index, total, case, arg_names, problem, details, after, hint)
-    return correct(total)
+class _Run:
+    """One run of run_check (see there): call every case, pick the case to report, pick the hint."""
 
+    def __init__(self, fn, *, name, reference, cases, arg_names, output_names, known_mistakes, hints,
+                 compare, forbidden, time_limit):
+        self.fn, self.name, self.reference, self.cases = fn, name, reference, cases
+        self.arg_names, self.output_names, self.known_mistakes = arg_names, output_names, known_mistakes
+        self.hints, self.compare, self.forbidden, self.time_limit = hints, compare, forbidden, time_limit
+        self.total = len(cases)
 
-def _diagnose(call, expected, case, name, arg_names, output_names, rtol, atol):
-    """(Problem, detail lines) for one call, or (None, None) if it passed."""
-    exp_text = _fmt_output(expected, output_names)
-    if call.error is not None:
-        if isinstance(call.error, NotImplementedError):
-            inner = raising_function_name(call.error)
-            if call.stub_raised:
-                text = f"{name} raised NotImplementedError on this input."
+    # ------------------------------------------------------------------ the calls
+    def result(self):
+        if not callable(self.fn):
+            return not_callable(self.name, self.fn)
+        watch = code_objects(self.forbidden)
+        calls = []
+        for index, case in enumerate(self.cases, start=1):
+            call = call_learner(self.fn, case.args, time_limit=self.time_limit, watch=watch)
+            if index == 1 and call.stub_raised:
+                return not_attempted(self.name, self.total, self.fn)
+            calls.append(call)
+            if call.timed_out:  # the next cases would most likely use up their time too
+                break
+        self.compare = self.compare.for_run([c.value for c in calls if c.ran and c.error is None])
+        outcomes = [self._outcome(index, case, call)
+                    for index, (case, call) in enumerate(zip(self.cases, calls), start=1)]
+        failing = [o for o in outcomes if not o.passed]
+        if not failing:
+            return self._passed(outcomes)
+        deferred = self.compare.deferred_kinds
+        reported = next((o for o in failing if o.problem.kind not in deferred), failing[0])
+        return self._wrong(reported, outcomes, failing)
+
+    def _outcome(self, index, case, call):
+        expected = self.reference(*copy.deepcopy(tuple(case.args)))
+        problem, details = self._diagnose(call, expected, case)
+        return Outcome(index, case, expected, call, problem, tuple(details or ()))
+
+    def _diagnose(self, call, expected, case):
+        """(Problem, detail lines) for one call, or (None, None) if it passed."""
+        name, compare = self.name, self.compare
+        if call.timed_out:
+            problem = Problem("time", f"{name} did not finish within {self.time_limit:g} s on this small input.")
+            return problem, [field("expected", compare.fmt_output(expected, self.output_names))]
+        if call.error is not None:
+            if isinstance(call.error, NotImplementedError):
+                inner = raising_function_name(call.error)
+                if call.stub_raised:
+                    text = f"{name} raised NotImplementedError on this input."
+                else:
+                    text = f"{name} calls {inner}, which still raises NotImplementedError."
+                problem = Problem("not implemented", text)
             else:
-                text = f"{name} calls {inner}, which still raises NotImplementedError."
-            problem = Problem("not implemented", text)
+                problem = Problem("exception", f"{name} raised an error.")
+            details = [field("expected", compare.fmt_output(expected, self.output_names)),
+                       field("error", error_text(call.error))]
+            if call.where:
+                details.append(field("where", call.where))
+            return problem, details
+        problem = compare.problem(call.value, expected, name=name, output_names=self.output_names)
+        if problem is None:
+            changed = changed_args(case.args, call.args_after, self.arg_names)
+            if not changed:
+                return None, None
+            arg, before, after = changed[0]
+            problem = Problem("inplace", f"{name} changed its input {arg} in place (the result itself is right).")
+            details = [*compare.details(call.value, expected, self.output_names),
+                       field(f"{arg} before", fmt_value(before)),
+                       field(f"{arg} after", fmt_value(after))]
+            return problem, details
+        return problem, compare.details(call.value, expected, self.output_names)
+
+    # ------------------------------------------------------------------ the reports
+    def _passed(self, outcomes):
+        used = _called(outcomes)
+        if used:
+            return self._forbidden_result(used)
+        return self.compare.correct_text(self.total, [o.call.value for o in outcomes]) or correct(self.total)
+
+    def _forbidden_result(self, used):
+        names = _and(used)
+        return CheckResult(
+            WRONG,
+            f"Not yet right: your {self.name} gives the right numbers on all {self.total} cases, but it "
+            f"calls {names}, which would do the exercise for you.",
+            hint=(
+                f"Well done on getting the numbers right. Now write that part yourself instead of calling "
+                f"{names}: the point of this exercise is to build it from the pieces. Then run this check again."
+            ),
+            passed=self.total, total=self.total, case=f"calls {names}",
+        )
+
+    def _wrong(self, reported, outcomes, failing):
+        name, case, index = self.name, reported.case, reported.index
+        problem, call = reported.problem, reported.call
+        inputs = self.compare.fmt_inputs(self.arg_names, case.args)
+        passed = index - 1
+        answer_only = self.total == 1 and not self.arg_names  # a function of no arguments: one answer
+        if answer_only:
+            headline = f"Not yet right: {problem.text}"
+        elif passed == 0:
+            headline = f"Not yet right: {name} fails case 1 of {self.total} ({case.label})."
+        elif passed == 1:
+            headline = f"Not yet right: {name} fails case 2 of {self.total} ({case.label}); case 1 passed."
         else:
-            problem = Problem("exception", f"{name} raised an error.")
-        details = [field("expected", exp_text), field("error", error_text(call.error))]
-        if call.where:
-            details.append(field("where", call.where))
-        return problem, details
-    problem = find_problem(call.value, expected, name=name, output_names=output_names, rtol=rtol, atol=atol)
-    if problem is None:
-        changed = changed_args(case.args, call.args_after, arg_names)
-        if not changed:
-            return None, None
-        arg, before, after = changed[0]
-        problem = Problem("inplace", f"{name} changed its input {arg} in place (the result itself is right).")
-        details = [
-            field("expected", exp_text),
-            field("got", _fmt_output(call.value, output_names)),
-            field(f"{arg} before", fmt_value(before)),
-            field(f"{arg} after", fmt_value(after)),
-        ]
-        return problem, details
-    details = [field("expected", exp_text), field("got", _fmt_output(call.value, output_names))]
-    return problem, details
+            headline = (f"Not yet right: {name} fails case {index} of {self.total} ({case.label}); "
+                        f"cases 1-{passed} passed.")
+        lines = [headline, *([] if answer_only else [field("input", inputs)]), *reported.details]
+        if problem.kind != "exception" and not answer_only:  # an error's lines say it all
+            lines.append(field("problem", problem.text))
+        others = [o.index for o in failing if o is not reported]
+        if len(outcomes) < self.total:
+            lines.append(field("not run", f"cases {len(outcomes) + 1}-{self.total} (after the time limit)"
+                               if len(outcomes) + 1 < self.total else f"case {self.total} (after the time limit)"))
+        if others:
+            lines.append(field("also fails", ", ".join(f"case {i}" for i in others)))
+        if call.warnings and problem.kind != "inplace":
+            lines.append(field("warning", "\n".join(call.warnings[:2])))
+        if call.printed:
+            lines.append(field("printed", call.printed))
+        hint, mistake = self._hint(reported, outcomes)
+        used = _called(outcomes)
+        if used:
+            hint += f" (Also: your function calls {_and(used)}, which would do the exercise for you; write that part yourself.)"
+        return CheckResult(
+            WRONG, "\n".join(lines), hint=hint, passed=passed, total=self.total,
+            case=case.label if answer_only else f"case {index} of {self.total} ({case.label}): {inputs}",
+            mistake=mistake,
+        )
+
+    def _hint(self, reported, outcomes):
+        """(hint text, name of the known mistake it names or None)."""
+        kind, call, args = reported.problem.kind, reported.call, reported.case.args
+        got = call.value
+        extra = self.compare.extra_hint(kind, got) if call.error is None and call.ran else ""
+        if kind in _NAMEABLE:
+            complete = len(outcomes) == self.total
+            for mistake in self.known_mistakes:
+                if complete and mistake.explains(outcomes, self.compare):
+                    return mistake.hint_text(got, args) + extra, mistake.name
+        computed = self.compare.hint(kind, got, reported.expected, args) if call.ran and call.error is None else None
+        if computed:  # worked out from the answer itself: precise by construction
+            return computed + extra, None
+        generic = self.hints.get(kind) or DEFAULT_HINTS["values"]
+        if callable(generic):
+            generic = generic(got, args)
+        if kind in _SAY_NOT_USUAL and self.known_mistakes:
+            generic = f"{NOT_A_USUAL_MISTAKE} {generic}"
+        return generic + extra, None
 
 
-def _pick_hint(problem, call, case, known_mistakes, all_hints, rtol, atol):
-    if problem.kind == "exception":
-        for mistake in known_mistakes:
-            if mistake.explains_error(call.error):
-                return mistake.hint_text(call.value, case.args)
-    elif problem.kind in ("structure", "type", "shape", "nonfinite", "values"):
-        for mistake in known_mistakes:
-            if mistake.explains_output(call.value, case.args, rtol, atol):
-                return mistake.hint_text(call.value, case.args)
-    return all_hints.get(problem.kind)
+def _and(names):
+    """`a`, `b` and `c`."""
+    quoted = [f"`{n}`" for n in names]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
 
 
-def _wrong(name, index, total, case, arg_names, problem, details, after, hint):
-    inputs = fmt_named(arg_names, case.args)
-    passed = index - 1
-    if passed == 0:
-        headline = f"Not yet right: {name} fails case 1 of {total} ({case.label})."
-    elif passed == 1:
-        headline = f"Not yet right: {name} fails case 2 of {total} ({case.label}); case 1 passed."
-    else:
-        headline = f"Not yet right: {name} fails case {index} of {total} ({case.label}); cases 1-{passed} passed."
-    lines = [headline, field("input", inputs), *details]
-    if problem.kind != "exception":  # for an error, the error and where lines say it all
-        lines.append(field("problem", problem.text))
-    lines.extend(after)
-    return CheckResult(
-        WRONG,
-        "\n".join(lines),
-        hint=hint,
-        passed=passed,
-        total=total,
-        case=f"case {index} of {total} ({case.label}): {inputs}",
-    )
-
-
-def _fmt_output(value, output_names):
-    if output_names and isinstance(value, (tuple, list)) and len(value) == len(output_names):
-        return fmt_named(output_names, value)
-    if isinstance(value, (tuple, list)) and any(isinstance(v, np.ndarray) for v in value):
-        return "(" + ", ".join(fmt_value(v) for v in value) + ")"
-    return fmt_value(value)
+def _called(outcomes):
+    used = []
+    for o in outcomes:
+        for u in o.call.called:
+            if u not in used:
+                used.append(u)
+    return used
 
 
 __all__ = [
     "Case",
     "KnownMistake",
+    "Outcome",
     "DEFAULT_HINTS",
+    "NOT_A_USUAL_MISTAKE",
     "checker",
     "correct",
     "error_message_contains",
+    "error_on_line",
     "internal_error",
     "not_attempted",
     "not_callable",
     "run_check",
 ]
-
-
-def call_for_answers(fn, name, total, example, one_entry_per):
-    """Call a learner's zero-argument function whose answer is a dict (a diagnosis exercise).
-
-    Parameters
-    ----------
-    fn : callable
-        The learner's function, e.g. ``buggy_masks()`` returning ``{"causal": ["A"], ...}``.
-    name : str
-        The exercise's name in messages.
-    total : int
-        How many answers the dict should hold (for the result's ``total``).
-    example : str
-        A one-line example of a valid return statement, shown in hints.
-    one_entry_per : str
-        What each key stands for ("situation", "plot"), for the hint.
-
-    Returns
-    -------
-    (dict, None) when the function returned a dict; (None, CheckResult) otherwise: not callable,
-    not attempted (stub), raised an error, or returned something other than a dict.
-    """
-    if not callable(fn):
-        return None, not_callable(name, fn)
-    call = call_learner(fn, ())
-    if call.stub_raised:
-        return None, not_attempted(name, total=total)
-    if call.error is not None:
-        lines = [f"Not yet right: {name}() raised an error.", field("error", error_text(call.error))]
-        if call.where:
-            lines.append(field("where", call.where))
-        return None, CheckResult(WRONG, "\n".join(lines),
-                                 hint=f"The function takes no arguments and returns a dict, e.g. {example}.",
-                                 total=total, case=f"{name}() raised an error")
-    if not isinstance(call.value, dict):
-        return None, CheckResult(
-            WRONG, f"Not yet right: {name} should return a dict, but it returned {describe(call.value)}.",
-            hint=f"Return one entry per {one_entry_per}, e.g. {example}.", total=total,
-            case=f"{name}() returned {describe(call.value)}",
-        )
-    return call.value, None
-
-
-def wrong_answer_keys(given, expected, total, example, *, entry, key_word="key"):
-    """The "wrong" result when a diagnosis dict's keys are not exactly `expected`, else None.
-
-    Parameters
-    ----------
-    given : iterable of str
-        The keys the learner's dict has (after any normalisation the checker applies).
-    expected : list of str
-        The keys it must have, in order.
-    total : int
-    example : str
-        A one-line example of a valid return statement, shown in the hint.
-    entry : str
-        What a key stands for in messages ("situation", "plot").
-    key_word : str
-        What an unexpected key is called in messages ("key", "label").
-    """
-    given = list(given)
-    missing = [k for k in expected if k not in given]
-    unknown = [k for k in given if k not in expected]
-    if not (missing or unknown):
-        return None
-    parts = []
-    if missing:
-        parts.append(f"missing {entry}(s) {missing}")
-    if unknown:
-        parts.append(f"unknown {key_word}(s) {unknown}")
-    return CheckResult(
-        WRONG, f"Not yet right: the dict has {' and '.join(parts)}; its keys must be {list(expected)}.",
-        hint=f"Use exactly these keys, e.g. {example}.", total=total, case="keys of the dict",
-    )

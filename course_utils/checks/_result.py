@@ -46,14 +46,17 @@ class CheckResult:
         Number of cases the checker has.
     case : str or None
         Description of the failing case (its number, label and input), None otherwise.
+    mistake : str or None
+        The name of the known mistake the hint names (``KnownMistake.name``), or None when the
+        hint is a generic one (or there is no hint). For tests and maintainers; not shown.
 
     ``repr(result)`` and ``str(result)`` give the message followed by ``Hint: ...``;
     ``bool(result)`` is True only when the status is ``"correct"``.
     """
 
-    __slots__ = ("status", "message", "hint", "passed", "total", "case")
+    __slots__ = ("status", "message", "hint", "passed", "total", "case", "mistake")
 
-    def __init__(self, status, message, hint=None, passed=0, total=0, case=None):
+    def __init__(self, status, message, hint=None, passed=0, total=0, case=None, mistake=None):
         if status not in STATUSES:
             raise ValueError(f"status must be one of {STATUSES}; got {status!r}")
         self.status = status
@@ -62,6 +65,7 @@ class CheckResult:
         self.passed = passed
         self.total = total
         self.case = case
+        self.mistake = mistake
 
     @property
     def text(self):

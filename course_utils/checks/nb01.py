@@ -1,7 +1,7 @@
 """Checkers for notebook 01 (one attention row): softmax, attention_row, the prediction exercise."""
 import numpy as np
 
-from course_utils.checks._calls import call_learner, error_text
+from course_utils.checks._compare import Comparison, Problem
 from course_utils.checks._format import describe, field, fmt_value, is_numeric_array_like
 from course_utils.checks._framework import (
     Case,
@@ -9,11 +9,8 @@ from course_utils.checks._framework import (
     checker,
     correct,
     error_message_contains,
-    not_attempted,
-    not_callable,
     run_check,
 )
-from course_utils.checks._result import WRONG, CheckResult
 from course_utils.examples import ARTICLE_SCORES, ARTICLE_VALUES
 
 
@@ -76,11 +73,15 @@ SOFTMAX_MISTAKES = (
     ),
     KnownMistake(
         "no max shift",
-        "Subtract the largest score before exponentiating: `np.exp(x - x.max())`. exp of a large "
-        "score overflows to inf (`np.exp(1000)` is inf) and inf / inf is nan; exp of very negative "
-        "scores underflows to 0 and 0 / 0 is nan. Shifting all scores by the same amount does not "
-        "change softmax.",
-        reproduce=lambda x: _exp(x) / _row_sum(_exp(x)),  # on 1-D input, also exp(x) / exp(x).sum()
+        "Subtract each row's largest score before exponentiating: `e = np.exp(x - x.max(axis=-1, "
+        "keepdims=True))`, then `e / e.sum(axis=-1, keepdims=True)`. exp of a large score overflows "
+        "to inf (`np.exp(1000)` is inf) and inf / inf is nan; exp of very negative scores underflows "
+        "to 0 and 0 / 0 is nan. Shifting a row's scores by the same amount does not change its softmax.",
+        reproduce=(
+            lambda x: _exp(x) / _row_sum(_exp(x)),
+            # without the shift, a 1-D habit also sums the whole array: the per-row hint covers both
+            lambda x: _exp(x) / _exp(x).sum(),
+        ),
     ),
     KnownMistake(
         "min shift",
@@ -105,6 +106,7 @@ SOFTMAX_MISTAKES = (
             lambda x: _exp(x - np.max(x, axis=-1, keepdims=True)),
             lambda x: _exp(x - np.max(x)),
             lambda x: _exp(x) / np.max(_exp(x), axis=-1, keepdims=True),
+            lambda x: _exp(x) / np.max(_exp(x)),
         ),
     ),
     KnownMistake(
@@ -249,7 +251,8 @@ ATTENTION_ROW_MISTAKES = (
         "broadcast slip",
         "`weights * values` lines up weights (T,) with the last axis of values (d_v), not with its "
         "rows. Use `(weights[:, None] * values).sum(axis=0)`, or simply `weights @ values`.",
-        reproduce=_with_softmax(lambda w, s, v: (w * v).sum(axis=0)),
+        reproduce=(_with_softmax(lambda w, s, v: (w * v).sum(axis=0)),
+                   _with_softmax(lambda w, s, v: (w * v).sum(axis=1))),
         error=error_message_contains("could not be broadcast", error_type=ValueError),
     ),
     KnownMistake(
@@ -259,6 +262,8 @@ ATTENTION_ROW_MISTAKES = (
         reproduce=(
             lambda s, v: (_exp(s) @ v, _exp(s)),
             lambda s, v: (_exp(s) @ v, _stable_softmax(s)),
+            # shifted by the max, but still not divided by the sum
+            lambda s, v: (_exp(s - np.max(s)) @ v, _exp(s - np.max(s))),
         ),
     ),
     KnownMistake(
@@ -324,6 +329,124 @@ TARGET_WEIGHT = 0.9
 _NAME = "scores_for_third_value"
 
 
+def _third_weight(scores):
+    from course_utils.softmax import softmax
+
+    return float(softmax(np.asarray(scores, dtype=float))[2])
+
+
+class _ThirdWeightRule(Comparison):
+    """Judges the prediction exercise by its rule: three finite scores whose softmax gives the
+    third key at least ``TARGET_WEIGHT`` (there is no single right answer to compare with)."""
+
+    def problem(self, got, expected, *, name, output_names=None):
+        problem = _scores_problem(got)
+        if problem is not None:
+            return Problem(problem[0], problem[1])
+        third = _third_weight(got)
+        if third >= TARGET_WEIGHT - 1e-9:
+            return None
+        return Problem("values", f"the third key gets {third:.4f} of the weight; at least {TARGET_WEIGHT} is needed.")
+
+    def details(self, got, expected, output_names=None):
+        if _scores_problem(got) is not None:
+            return [field("got", fmt_value(got))]
+        from course_utils.softmax import softmax
+
+        scores = np.asarray(got, dtype=float)
+        return [field("scores", fmt_value(scores)), field("weights", fmt_value(softmax(scores)))]
+
+    def hint(self, kind, got, expected, args):
+        return _SCORES_HINTS.get(kind)
+
+    def correct_text(self, total, values):
+        third = _third_weight(values[0])
+        result = correct(1, f"The third key gets {third:.4f} of the weight ({third:.1%}).")
+        result.message = "\n".join([result.message, *self.details(values[0], None)])
+        return result
+
+
+def _scores_problem(got):
+    """(kind, sentence) if got is not three finite numbers, else None."""
+    if got is None:
+        return "none", f"{_NAME} returned None."
+    if not is_numeric_array_like(got):
+        return "type", f"{_NAME} should return three numbers, but it returned {describe(got)}."
+    shape = np.shape(got)
+    if shape != (3,):
+        return "shape", f"{_NAME} should return three scores, one per key, but it returned shape {shape}."
+    if not np.all(np.isfinite(np.asarray(got, dtype=float))):
+        return "nonfinite", "the scores must be ordinary finite numbers (no nan or inf)."
+    return None
+
+
+_SCORES_HINTS = {
+    "none": "End the function with `return [s1, s2, s3]`, your three scores.",
+    "type": "Return a list of three numbers, for example `return [s1, s2, s3]`.",
+    "shape": "The article's example has three keys: return exactly three numbers, `[s1, s2, s3]`.",
+    "nonfinite": "A finite gap of a few units between the scores is enough.",
+    "exception": (
+        "Read the last line of the error. The function takes no arguments and ends with "
+        "`return [s1, s2, s3]`."
+    ),
+}
+
+
+def _scores(got):
+    """Three finite scores as floats; raises for anything else (so no rule matches it)."""
+    if _scores_problem(got) is not None:
+        raise ValueError("not three finite scores")
+    return np.asarray(got, dtype=float)
+
+
+def _look_like_weights(got):
+    scores = _scores(got)
+    return bool(np.all((scores >= 0) & (scores <= 1)) and np.isclose(scores.sum(), 1.0))
+
+
+SCORES_FOR_THIRD_VALUE_MISTAKES = (
+    # Recognised from the scores themselves (``matches``); each describes what the learner returned.
+    # Tried in order: three numbers that look like weights are read as weights first.
+    KnownMistake(
+        "returned weights",
+        "Your three numbers are between 0 and 1 and add up to 1: they look like weights, not scores. "
+        "The exercise asks for the scores, which softmax then turns into weights; the softmax of numbers "
+        "between 0 and 1 cannot give any key 0.9. Return the scores themselves, e.g. two equal scores "
+        "and a third one about 3 larger.",
+        matches=lambda got, args: _look_like_weights(got),
+    ),
+    KnownMistake(
+        "equal scores",
+        "Equal scores give equal weights, 1/3 each. Make the third score the largest.",
+        matches=lambda got, args: bool(np.all(_scores(got) == _scores(got)[0])),
+    ),
+    KnownMistake(
+        "third not largest",
+        lambda got, args: (
+            f"The largest score is not the third one, so the third key gets only {_third_weight(got):.4f}. "
+            "Softmax gives the most weight to the largest score: make the third score the largest."
+        ),
+        matches=lambda got, args: bool(_scores(got)[2] < _scores(got)[:2].max()),
+    ),
+    KnownMistake(
+        "tie for largest",
+        "The third score ties with another one for the largest, so they share the weight. "
+        "Make the third score larger than both others.",
+        matches=lambda got, args: bool(_scores(got)[2] == _scores(got)[:2].max()),
+    ),
+    KnownMistake(
+        "gap too small",
+        lambda got, args: (
+            f"The third score is the largest, but its weight is only {_third_weight(got):.4f}. The gap between "
+            "the scores matters, not their size (adding the same number to all three changes nothing): if "
+            "the other two are equal, the third must beat them by about ln(18) ≈ 2.9 to get 0.9 of "
+            "the weight."
+        ),
+        matches=lambda got, args: bool(_scores(got)[2] > _scores(got)[:2].max()),
+    ),
+)
+
+
 @checker(_NAME)
 def check_scores_for_third_value(choose_scores):
     """Check the prediction exercise: three scores giving the third key at least 90% of the weight.
@@ -339,90 +462,8 @@ def check_scores_for_third_value(choose_scores):
     CheckResult
         One case: correct when ``softmax(scores)[2] >= 0.9``; every message shows the weights.
     """
-    if not callable(choose_scores):
-        return not_callable(_NAME, choose_scores)
-    call = call_learner(choose_scores, ())
-    if call.stub_raised:
-        return not_attempted(_NAME, total=1)
-    if call.error is not None:
-        lines = [f"Not yet right: {_NAME}() raised an error.", field("error", error_text(call.error))]
-        if call.where:
-            lines.append(field("where", call.where))
-        return _wrong_scores(
-            lines,
-            "Read the last line of the error. The function takes no arguments and ends with "
-            "`return [s1, s2, s3]`.",
-            "choose_scores() raised an error",
-        )
-    got = call.value
-    problem = _scores_problem(got)
-    if problem is not None:
-        return _wrong_scores([f"Not yet right: {problem[0]}", field("got", fmt_value(got))], problem[1],
-                             f"choose_scores() returned {describe(got)}")
-    scores = np.asarray(got, dtype=float)
-    from course_utils.softmax import softmax
-
-    weights = softmax(scores)
-    third = float(weights[2])
-    shown = [field("scores", fmt_value(scores)), field("weights", fmt_value(weights))]
-    case = f"choose_scores() returned {fmt_value(scores)}"
-    if third >= TARGET_WEIGHT - 1e-9:
-        result = correct(1, f"The third key gets {third:.4f} of the weight ({third:.1%}).")
-        result.message = "\n".join([result.message, *shown])
-        return result
-    headline = (
-        f"Not yet right: the third key gets {third:.4f} of the weight; at least {TARGET_WEIGHT} is needed."
+    return run_check(
+        choose_scores, name=_NAME, reference=lambda: None, cases=(Case("your three scores", ()),),
+        arg_names=(), known_mistakes=SCORES_FOR_THIRD_VALUE_MISTAKES, hints=_SCORES_HINTS,
+        compare=_ThirdWeightRule(),
     )
-    return _wrong_scores([headline, *shown], _scores_hint(scores, third), case)
-
-
-def _scores_problem(got):
-    """(sentence, hint) if got is not three finite numbers, else None."""
-    if got is None:
-        return (
-            f"{_NAME} returned None.",
-            "End the function with `return [s1, s2, s3]`, your three scores.",
-        )
-    if not is_numeric_array_like(got):
-        return (
-            f"{_NAME} should return three numbers, but it returned {describe(got)}.",
-            "Return a list of three numbers, for example `return [s1, s2, s3]`.",
-        )
-    shape = np.shape(got)
-    if shape != (3,):
-        return (
-            f"{_NAME} should return three scores, one per key, but it returned shape {shape}.",
-            "The article's example has three keys: return exactly three numbers, `[s1, s2, s3]`.",
-        )
-    if not np.all(np.isfinite(np.asarray(got, dtype=float))):
-        return (
-            "the scores must be ordinary finite numbers (no nan or inf).",
-            "A finite gap of a few units between the scores is enough.",
-        )
-    return None
-
-
-def _scores_hint(scores, third):
-    others = scores[:2]
-    if np.all(scores == scores[0]):
-        return "Equal scores give equal weights, 1/3 each. Make the third score the largest."
-    if scores[2] < others.max():
-        return (
-            f"The largest score is not the third one, so the third key gets only {third:.4f}. "
-            "Softmax gives the most weight to the largest score: make the third score the largest."
-        )
-    if np.any(others == scores[2]):
-        return (
-            "The third score ties with another one for the largest, so they share the weight. "
-            "Make the third score larger than both others."
-        )
-    return (
-        f"The third score is the largest, but its weight is only {third:.4f}. The gap between the "
-        "scores matters, not their size (adding the same number to all three changes nothing): if "
-        "the other two are equal, the third must beat them by about ln(18) ≈ 2.9 to get 0.9 of "
-        "the weight."
-    )
-
-
-def _wrong_scores(lines, hint, case):
-    return CheckResult(WRONG, "\n".join(lines), hint=hint, passed=0, total=1, case=case)

@@ -5,19 +5,16 @@ import re
 
 import numpy as np
 
-from course_utils.checks._calls import call_learner, error_text, learner_line
+from course_utils.checks._compare import Comparison, Problem
 from course_utils.checks._format import describe, field
 from course_utils.checks._framework import (
     Case,
     KnownMistake,
     checker,
-    correct,
     error_message_contains,
-    not_attempted,
-    not_callable,
+    error_on_line,
     run_check,
 )
-from course_utils.checks._result import WRONG, CheckResult
 from course_utils.tickets import HANDMADE_W_K, HANDMADE_W_Q, HANDMADE_W_V, TICKET, embed
 
 __all__ = [
@@ -56,7 +53,6 @@ def _normal(seed, *shape, scale=1.0):
 _MATMUL_ERROR = error_message_contains(
     "matmul", "not aligned", "mismatch in its core dimension", error_type=ValueError
 )
-_BROADCAST_ERROR = error_message_contains("could not be broadcast", error_type=ValueError)
 
 
 def _matmul_error_on_line(pattern):
@@ -65,19 +61,12 @@ def _matmul_error_on_line(pattern):
     Several products can refuse their shapes in one function (W @ X, Q @ K); the line the
     learner wrote tells which one did.
     """
-    regex = re.compile(pattern, re.IGNORECASE)
-
-    def predicate(exc):
-        if not _MATMUL_ERROR(exc):
-            return False
-        line = learner_line(exc) or ""
-        return bool(regex.search(line.partition(": ")[2]))
-
-    return predicate
+    return error_on_line(pattern, "matmul", "not aligned", "mismatch in its core dimension", error_type=ValueError)
 
 
-_Q_AT_K_LINE = r"@\s*k\b(?!\s*\.\s*T)|matmul\(\s*q\w*\s*,\s*k\w*\s*\)"  # q @ k without .T
-_W_AT_X_LINE = r"\bw\w*\s*@\s*x\b|\bw\w*\s*\.\s*T\s*@\s*x\b"  # w_q @ x, w_q.T @ x
+_Q_AT_K_LINE = r"@\s*k\b(?!\s*\.\s*T)|(?:matmul|dot)\(\s*q\w*\s*,\s*k\w*\s*\)"  # q @ k without .T
+# w_q @ x, w_q.T @ x, np.dot(w_q, x), np.matmul(w_q.T, x)
+_W_AT_X_LINE = r"\bw\w*\s*(?:\.\s*T\s*)?@\s*x\b|(?:matmul|dot)\(\s*w\w*\s*(?:\.\s*T\s*)?,\s*x\b"
 
 
 # ================================================================ the shape table
@@ -144,7 +133,7 @@ def _shape_hint(key, got, sizes):
         "weights": "softmax does not change the shape: weights has the shape of scores, (T, T).",
         "output": (
             "output = weights @ V is (T, T) @ (T, d_v) -> (T, d_v). The output mixes value "
-            "vectors, so its width is d_v, not d_k."
+            "vectors, so its width is d_v, the width of a value."
         ),
     }
     hints["W_K"] = hints["W_Q"].replace("W_Q", "W_K").replace("queries", "keys").replace("query", "key")
@@ -154,7 +143,16 @@ def _shape_hint(key, got, sizes):
             " You wrote it the other way round: that is how PyTorch's nn.Linear stores its weight, "
             "because it multiplies by the transpose (x @ W.T); here we multiply X @ W."
         )
-    return hints[key]
+    return hints[key] + _what_you_wrote(got, sizes)
+
+
+def _what_you_wrote(got, sizes):
+    """" You wrote (T, d_model)." when every number of got is one of the sizes, told apart
+    (the sizes differ from each other); "" otherwise."""
+    names = dict(zip(sizes, ("T", "d_model", "d_k", "d_v")))
+    if got is None or len(names) < 4 or any(n not in names for n in got):
+        return ""
+    return f" You wrote ({', '.join(names[n] for n in got)}{',' if len(got) == 1 else ''})."
 
 
 def _sizes_text(sizes):
@@ -162,15 +160,61 @@ def _sizes_text(sizes):
     return f"T={T}, d_model={d_model}, d_k={d_k}, d_v={d_v}"
 
 
-def _shapes_wrong(headline, lines, hint, case_index, sizes, passed):
-    return CheckResult(
-        WRONG,
-        "\n".join([headline, *lines]),
-        hint=hint,
-        passed=passed,
-        total=len(_SHAPE_CASES),
-        case=f"case {case_index} of {len(_SHAPE_CASES)} ({_sizes_text(sizes)})",
-    )
+class _ShapeTable(Comparison):
+    """Judges the shape table: a dict with one shape (a tuple of ints) per name of SHAPE_NAMES."""
+
+    @staticmethod
+    def _wrong(got, expected):
+        return [(key, _as_shape(got[key])) for key in SHAPE_NAMES if _as_shape(got[key]) != expected[key]]
+
+    def problem(self, got, expected, *, name, output_names=None):
+        if got is None:
+            return Problem("none", f"{name} returned None.")
+        if not isinstance(got, dict):
+            return Problem("type", f"{name} should return a dict, but it returned {describe(got)}.")
+        missing = [key for key in SHAPE_NAMES if key not in got]
+        if missing:
+            return Problem("structure", f"the dict has no entry for {len(missing)} of the {len(SHAPE_NAMES)} names "
+                                        f"({', '.join(repr(k) for k in missing)}).")
+        wrong = self._wrong(got, expected)
+        if wrong:
+            return Problem("values", f"{len(wrong)} of the {len(SHAPE_NAMES)} entries are wrong.")
+        return None
+
+    def same(self, got, reproduced):
+        return isinstance(got, dict) and all(_as_shape(got.get(k)) == reproduced[k] for k in SHAPE_NAMES)
+
+    def details(self, got, expected, output_names=None):
+        if not isinstance(got, dict) or any(k not in got for k in SHAPE_NAMES):
+            return []
+        wrong = self._wrong(got, expected)
+        key, shape = wrong[0]
+        lines = [field("entry", repr(key)), field("expected", str(expected[key])),
+                 field("got", str(shape) if shape is not None else describe(got[key]))]
+        if len(wrong) > 1:
+            lines.append(field("also", "wrong: " + ", ".join(repr(k) for k, _ in wrong[1:])))
+        return lines
+
+    def hint(self, kind, got, expected, args):
+        if kind in ("none", "type"):
+            return "End the function with `return shapes`, the dict whose entries you filled in."
+        if kind == "structure":
+            return ("Fill in every entry of the table, spelled exactly as in it: "
+                    + ", ".join(f'"{k}"' for k in SHAPE_NAMES) + ".")
+        if kind == "values":
+            key, shape = self._wrong(got, expected)[0]
+            if shape is None:
+                return "Write each shape as a tuple of sizes, for example `(T, d_k)`."
+            return _shape_hint(key, shape, args)
+        return None
+
+
+_SHAPES_HINTS = {
+    "exception": (
+        "Read the last line of the error. The function receives four numbers and returns a "
+        "dict such as `{\"X\": (T, d_model), ...}`."
+    ),
+}
 
 
 @checker("shapes")
@@ -189,65 +233,14 @@ def check_shapes(shapes):
         Not attempted / wrong (the first wrong entry, expected vs got, a hint for that entry) /
         correct. Three cases, every size different in the first.
     """
-    name = "shapes"
-    if not callable(shapes):
-        return not_callable(name, shapes)
-    total = len(_SHAPE_CASES)
-    for index, sizes in enumerate(_SHAPE_CASES, start=1):
-        call = call_learner(shapes, sizes)
-        headline = f"Not yet right: {name} fails case {index} of {total} ({_sizes_text(sizes)})"
-        headline += "." if index == 1 else ("; case 1 passed." if index == 2 else f"; cases 1-{index - 1} passed.")
-        if call.stub_raised and index == 1:
-            return not_attempted(name, total)
-        if call.error is not None:
-            lines = [field("error", error_text(call.error))]
-            if call.where:
-                lines.append(field("where", call.where))
-            return _shapes_wrong(
-                headline, lines,
-                "Read the last line of the error. The function receives four numbers and returns a "
-                "dict such as `{\"X\": (T, d_model), ...}`.",
-                index, sizes, index - 1,
-            )
-        got = call.value
-        if not isinstance(got, dict):
-            return _shapes_wrong(
-                headline, [field("problem", f"{name} should return a dict, but it returned {describe(got)}.")],
-                "End the function with `return shapes`, the dict whose entries you filled in.",
-                index, sizes, index - 1,
-            )
-        missing = [key for key in SHAPE_NAMES if key not in got]
-        if missing:
-            return _shapes_wrong(
-                headline,
-                [field("missing", ", ".join(repr(k) for k in missing)),
-                 field("problem", f"the dict has no entry for {len(missing)} of the {len(SHAPE_NAMES)} names.")],
-                "Fill in every entry of the table, spelled exactly as in it: "
-                + ", ".join(f'"{k}"' for k in SHAPE_NAMES) + ".",
-                index, sizes, index - 1,
-            )
-        expected = reference_shapes(*sizes)
-        wrong = []
-        for key in SHAPE_NAMES:
-            shape = _as_shape(got[key])
-            if shape != expected[key]:
-                wrong.append((key, shape))
-        if wrong:
-            key, shape = wrong[0]
-            lines = [
-                field("entry", repr(key)),
-                field("expected", str(expected[key])),
-                field("got", str(shape) if shape is not None else describe(got[key])),
-            ]
-            if len(wrong) > 1:
-                lines.append(field("also", "wrong: " + ", ".join(repr(k) for k, _ in wrong[1:])))
-            hint = (
-                _shape_hint(key, shape, sizes)
-                if shape is not None
-                else "Write each shape as a tuple of sizes, for example `(T, d_k)`."
-            )
-            return _shapes_wrong(headline, lines, hint, index, sizes, index - 1)
-    return correct(total, "Every entry of the table is right.")
+    result = run_check(
+        shapes, name="shapes", reference=reference_shapes,
+        cases=tuple(Case(_sizes_text(sizes), sizes) for sizes in _SHAPE_CASES),
+        arg_names=("T", "d_model", "d_k", "d_v"), hints=_SHAPES_HINTS, compare=_ShapeTable(),
+    )
+    if result:
+        result.message += " Every entry of the table is right."
+    return result
 
 
 # ================================================================ the three projections
@@ -277,8 +270,8 @@ _PROJECT_CASES = (
 
 _SHAPE_ERROR_HINT = (
     "Mind the order of the factors: X comes first. `X @ W_Q` is (T, d_model) @ (d_model, d_k) -> "
-    "(T, d_k). `W_Q @ X` or `X @ W_Q.T` pairs the wrong axes: numpy refuses (a 'mismatch in its "
-    "core dimension' error) unless the sizes happen to match, and then the numbers mean nothing."
+    "(T, d_k). `W_Q @ X`, `X.T @ W_Q` or `X @ W_Q.T` pairs the wrong axes: numpy refuses (a 'mismatch in "
+    "its core dimension' error) unless the sizes happen to match, and then the numbers mean nothing."
 )
 
 PROJECT_MISTAKES = (
@@ -318,16 +311,23 @@ PROJECT_MISTAKES = (
             lambda x, wq, wk, wv: (wq @ x, wk @ x, wv @ x),
             lambda x, wq, wk, wv: (wq.T @ x, wk.T @ x, wv.T @ x),
             lambda x, wq, wk, wv: (x @ wq.T, x @ wk.T, x @ wv.T),
-            lambda x, wq, wk, wv: (wq.T @ x.T, wk.T @ x.T, wv.T @ x.T),
+            lambda x, wq, wk, wv: (x.T @ wq, x.T @ wk, x.T @ wv),
         ),
         error=_MATMUL_ERROR,
+    ),
+    KnownMistake(
+        "transposed result",
+        "Your q, k and v have one column per token, shape (d_k, T): the transpose of the right ones. "
+        "That is what `(X @ W_Q).T` or `W_Q.T @ X.T` give. Keep one row per token, with no transpose: "
+        "`X @ W_Q` is (T, d_model) @ (d_model, d_k) -> (T, d_k).",
+        reproduce=lambda x, wq, wk, wv: ((x @ wq).T, (x @ wk).T, (x @ wv).T),
     ),
     KnownMistake(
         "elementwise product",
         "Use the matrix product `@`, not `*`: `*` multiplies entry by entry, while each query must "
         "combine a whole row of X with each column of W_Q.",
         reproduce=lambda x, wq, wk, wv: (x * wq, x * wk, x * wv),
-        error=_BROADCAST_ERROR,
+        error=error_on_line(r"\bx\w*\s*\*\s*w|\bw\w*\s*\*\s*x", "could not be broadcast", error_type=ValueError),
     ),
 )
 
@@ -402,7 +402,8 @@ SCALED_SCORES_MISTAKES = (
     KnownMistake(
         "sqrt of the wrong size",
         "d_k is the width of each query and key, the LAST axis: `d_k = q.shape[-1]` (or "
-        "`k.shape[1]`). `len(q)` or `q.shape[0]` is the number of queries, not their width.",
+        "`k.shape[1]`). `len(q)` or `q.shape[0]` is the number of queries, and `q.size` the number "
+        "of all its entries, not their width.",
         reproduce=(
             lambda q, k: q @ k.T / np.sqrt(q.shape[0]),
             lambda q, k: q @ k.T / np.sqrt(k.shape[0]),
@@ -445,7 +446,8 @@ SCALED_SCORES_MISTAKES = (
         "elementwise product",
         "A score is a dot product, a sum over d_k: use the matrix product `q @ k.T`, not `q * k`.",
         reproduce=(lambda q, k: q * k / _sqrt_d(q), lambda q, k: q * k.T / _sqrt_d(q)),
-        error=_BROADCAST_ERROR,
+        # the broadcast error of q * k itself (not, say, of a division by a shape tuple)
+        error=error_on_line(r"\bq\w*\s*\*\s*k|\bk\w*\s*\*\s*q", "could not be broadcast", error_type=ValueError),
     ),
 )
 
@@ -539,8 +541,9 @@ SELF_ATTENTION_MISTAKES = (
     KnownMistake(
         "softmax over columns",
         "Softmax runs over the keys of each query, i.e. along each ROW of the scores: "
-        "`softmax(scores, axis=-1)`. Along axis 0 (columns) each key's weights add up to 1 "
-        "instead of each query's.",
+        "`softmax(scores, axis=-1)`, so that each query's weights add up to 1. Yours do not: along "
+        "axis 0 (columns) each key's weights add up to 1 instead, and over the whole matrix at once "
+        "(one max, one sum) only all the weights together do.",
         reproduce=(_sa(axis=0), _sa(axis=None)),
     ),
     KnownMistake(

@@ -2,33 +2,25 @@
 diagnostic exercise "find the buggy mask" (with the candidate masks it shows).
 
 Masks follow PyTorch's ``scaled_dot_product_attention``: boolean, True = the query may attend to
-the key. The two mask checkers run on their own loop (``_run_mask_check``) because the framework's
-comparison expects numbers and a mask is True/False; it reports in the same three outcomes and the
-same layout. A mask mistake is recognised only when the buggy version reproduces the learner's
-mask on *every* case (not just the failing one): on a 1x1 mask, "inverted" and "cannot see
-itself" give the same [[False]].
+the key. Every checker here runs on the framework's ``run_check``; the two mask checkers judge
+True/False patterns with ``MaskComparison`` (a 0/1 or additive mask with the right pattern is
+reported for its dtype), and the diagnostic exercise judges a dict of labels with
+``ChoiceAnswers``, whose answer key stays inside this module.
 """
-import copy
 from dataclasses import dataclass
 
 import numpy as np
 
-from course_utils.checks._calls import call_learner, error_text
-from course_utils.checks._format import describe, field, fmt_array, fmt_named, fmt_value
+from course_utils.checks._answers import ChoiceAnswers
+from course_utils.checks._format import fmt_value
 from course_utils.checks._framework import (
-    DEFAULT_HINTS,
     Case,
     KnownMistake,
-    call_for_answers,
     checker,
-    correct,
     error_message_contains,
-    not_attempted,
-    not_callable,
     run_check,
-    wrong_answer_keys,
 )
-from course_utils.checks._result import CORRECT, WRONG, CheckResult
+from course_utils.checks._masks import MaskComparison
 from course_utils.tickets import TICKET, TICKETS
 
 __all__ = [
@@ -43,193 +35,6 @@ __all__ = [
     "MaskCandidate",
     "MaskSituation",
 ]
-
-_BOOL_NOTE = "(1 = True = may attend, 0 = False = blocked)"
-
-
-# ================================================================ the mask-check loop
-def _interpret_mask(value, additive_style=False):
-    """(bool array or None, kind, sentence) for what a mask function returned.
-
-    kind: "bool" (a boolean array), "01" (numbers that are all 0 or 1), "additive" (floats that
-    are all 0 or -inf: an additive mask, 0 = keep), or "bad" (None, not an array, other numbers).
-    A float array of zeros only is ambiguous; it is read as additive when ``additive_style`` (the
-    function returned -inf entries on some case), else as 0/1.
-    """
-    if value is None:
-        return None, "bad", "returned None."
-    try:
-        arr = np.asarray(value)
-    except Exception:
-        return None, "bad", f"returned {describe(value)}, not an array of True/False values."
-    kind = arr.dtype.kind
-    if kind == "b":
-        return arr, "bool", ""
-    if kind not in "iuf":
-        return None, "bad", f"returned {describe(value)}, not an array of True/False values."
-    additive = kind == "f" and bool((np.isneginf(arr) | (arr == 0)).all())
-    if additive and (additive_style or np.isneginf(arr).any()):
-        return arr == 0, "additive", ""
-    if np.isin(arr, (0, 1)).all():
-        return arr != 0, "01", ""
-    return None, "bad", (
-        f"returned an array of dtype {arr.dtype} holding numbers other than 0 and 1, not a mask of "
-        "True/False values."
-    )
-
-
-def _uses_additive_masks(calls):
-    """True if some call returned a float array of 0 and -inf with at least one -inf."""
-    for call in calls:
-        if call.error is None and call.value is not None:
-            try:
-                arr = np.asarray(call.value)
-            except Exception:
-                continue
-            if arr.dtype.kind == "f" and np.isneginf(arr).any() and (np.isneginf(arr) | (arr == 0)).all():
-                return True
-    return False
-
-
-def _dtype_hint(kind, value, example, also=False):
-    dtype = np.asarray(value).dtype
-    if kind == "additive":
-        text = (
-            "your mask is an additive float mask (0 = keep, -inf = remove): that is a valid way to mask "
-            "scores, but this exercise asks for a boolean mask, True = may attend. `mask == 0` turns it "
-            f"into one; better, build it as bool from the start, e.g. {example}."
-        )
-    else:
-        text = (
-            f"your mask holds 0/1 numbers of dtype {dtype}, not True/False. Return a boolean array, "
-            f"e.g. {example}, or add `.astype(bool)`. It matters: numpy indexing with an int array "
-            "picks positions instead of masking, `course_utils` refuses int masks as ambiguous, and "
-            "PyTorch *adds* a float mask to the scores, so a float 0/1 mask blocks nothing (it adds 1 "
-            "to the allowed scores and 0 to the others)."
-        )
-    if also:
-        return " Also, " + text
-    if kind != "additive":
-        text = text.replace("your mask holds", "Your mask has the right pattern, but it holds", 1)
-    return text[:1].upper() + text[1:]
-
-
-def _fmt_mask(value):
-    try:
-        arr = np.asarray(value)
-    except Exception:
-        return fmt_value(value)
-    if arr.dtype.kind == "b":
-        return f"{fmt_array(arr.astype(int))}  {_BOOL_NOTE}" if arr.ndim else fmt_value(bool(arr))
-    return fmt_value(value)
-
-
-def _same_mask(a, b):
-    return a is not None and b is not None and a.shape == b.shape and np.array_equal(a, b)
-
-
-def _reproduces(mistake, learner_masks, cases, failing):
-    """True if one reproduce function of ``mistake`` gives the learner's mask on the failing case
-    and on every other case where the learner returned a readable mask."""
-    for buggy in mistake.reproduce:
-        ok = True
-        for i, (case, got) in enumerate(zip(cases, learner_masks)):
-            if got is None and i != failing:
-                continue
-            try:
-                with np.errstate(all="ignore"):
-                    reproduced = np.asarray(buggy(*copy.deepcopy(tuple(case.args))))
-            except Exception:
-                reproduced = None
-            if not _same_mask(got, reproduced):
-                ok = False
-                break
-        if ok:
-            return True
-    return False
-
-
-def _run_mask_check(fn, *, name, reference, cases, arg_names, mistakes, hints):
-    """Like ``run_check`` for functions returning a boolean mask (see the module docstring).
-
-    A mask with the right True/False pattern but a 0/1 (int or float) dtype is a failure, but the
-    later cases are still checked for a wrong pattern: if one is found, that case is reported with
-    the pattern's hint and the dtype remark; otherwise the first case is reported for its dtype.
-    """
-    if not callable(fn):
-        return not_callable(name, fn)
-    total = len(cases)
-    all_hints = {**DEFAULT_HINTS, **hints}
-    example = all_hints["bool example"]
-    first = call_learner(fn, cases[0].args)
-    if first.stub_raised:
-        return not_attempted(name, total)
-    calls = [first] + [call_learner(fn, case.args) for case in cases[1:]]  # masks are cheap to build
-    additive_style = _uses_additive_masks(calls)
-    learner_masks = [
-        None if c.error is not None else _interpret_mask(c.value, additive_style)[0] for c in calls
-    ]
-    dtype_failure = None  # the first case whose pattern was right but whose dtype was not bool
-    for index, (case, call) in enumerate(zip(cases, calls), start=1):
-        expected = reference(*copy.deepcopy(tuple(case.args)))
-        passed = 0 if dtype_failure else index - 1
-        details, hint = [field("expected", _fmt_mask(expected))], None
-        if call.error is not None:
-            if isinstance(call.error, NotImplementedError) and not call.stub_raised:
-                problem = f"{name} calls a function that still raises NotImplementedError."
-                hint = all_hints["not implemented"]
-            else:
-                problem = f"{name} raised an error."
-                hint = next((m.hint for m in mistakes if m.explains_error(call.error)), all_hints["exception"])
-            details.append(field("error", error_text(call.error)))
-            if call.where:
-                details.append(field("where", call.where))
-            return _wrong(name, index, total, case, arg_names, problem, details, hint, passed, show_problem=False)
-        got, kind, sentence = _interpret_mask(call.value, additive_style)
-        details.append(field("got", _fmt_mask(call.value)))
-        if got is None:
-            hint = all_hints["none"] if call.value is None else all_hints["type"]
-            return _wrong(name, index, total, case, arg_names, f"{name} {sentence}", details, hint, passed)
-        if _same_mask(got, expected):
-            if kind != "bool" and dtype_failure is None:
-                problem = f"The True/False pattern is right, but the dtype is {np.asarray(call.value).dtype}, not bool."
-                dtype_failure = (index, case, problem, details, _dtype_hint(kind, call.value, example))
-            continue
-        if got.shape != expected.shape:
-            problem = f"The shape of the mask is {got.shape}; expected {expected.shape}."
-            generic = all_hints["shape"]
-        else:
-            wrong_cells = int((got != expected).sum())
-            problem = f"{wrong_cells} of {got.size} entries differ from the expected mask."
-            generic = all_hints["values"]
-        hint = next(
-            (m.hint for m in mistakes if m.reproduce and _reproduces(m, learner_masks, cases, index - 1)),
-            generic,
-        )
-        if kind != "bool":
-            hint += _dtype_hint(kind, call.value, example, also=True)
-        return _wrong(name, index, total, case, arg_names, problem, details, hint, passed)
-    if dtype_failure is not None:
-        index, case, problem, details, hint = dtype_failure
-        return _wrong(name, index, total, case, arg_names, problem, details, hint, index - 1)
-    return correct(total)
-
-
-def _wrong(name, index, total, case, arg_names, problem, details, hint, passed, show_problem=True):
-    inputs = fmt_named(arg_names, case.args)
-    if passed == 0:
-        headline = f"Not yet right: {name} fails case {index} of {total} ({case.label})."
-    elif passed == 1:
-        headline = f"Not yet right: {name} fails case 2 of {total} ({case.label}); case 1 passed."
-    else:
-        headline = f"Not yet right: {name} fails case {index} of {total} ({case.label}); cases 1-{passed} passed."
-    lines = [headline, field("input", inputs), *details]
-    if show_problem:
-        lines.append(field("problem", problem))
-    return CheckResult(
-        WRONG, "\n".join(lines), hint=hint, passed=passed, total=total,
-        case=f"case {index} of {total} ({case.label}): {inputs}",
-    )
 
 
 # ================================================================ causal_mask
@@ -296,7 +101,6 @@ _CAUSAL_HINTS = {
     ),
     "shape": "A causal mask for T tokens has shape (T, T): one row per query, one column per key.",
     "type": "Return a (T, T) numpy array of True/False values, e.g. from `np.tril(np.ones((T, T), dtype=bool))`.",
-    "bool example": "`np.tril(np.ones((T, T), dtype=bool))`",
 }
 
 
@@ -321,9 +125,10 @@ def check_causal_mask(causal_mask):
         Not attempted / wrong (first failing T, expected vs got, a hint for an inverted mask, an
         upper triangle, an off-by-one diagonal, an int/float 0/1 mask) / correct.
     """
-    return _run_mask_check(
+    return run_check(
         causal_mask, name="causal_mask", reference=_reference_causal_mask, cases=_CAUSAL_CASES,
-        arg_names=("T",), mistakes=CAUSAL_MASK_MISTAKES, hints=_CAUSAL_HINTS,
+        arg_names=("T",), known_mistakes=CAUSAL_MASK_MISTAKES, hints=_CAUSAL_HINTS,
+        compare=MaskComparison("`np.tril(np.ones((T, T), dtype=bool))`"),
     )
 
 
@@ -371,8 +176,9 @@ PADDING_MASK_MISTAKES = (
     KnownMistake(
         "one real position too few",
         "Off by one: the last real token of each sequence is marked as padding. Positions start at "
-        "0, so a sequence of length n occupies positions 0..n-1: `np.arange(T)` (not "
-        "`np.arange(1, T + 1)`) compared with `< lengths[:, None]`.",
+        "0, so a sequence of length n occupies positions 0..n-1, all n of them real: compare "
+        "`np.arange(T)` (not `np.arange(1, T + 1)`) with `< lengths[:, None]`, or in a loop fill "
+        "`mask[b, :n]` (not `:n - 1`).",
         reproduce=lambda lengths, T: _pad_compare(np.less)(np.asarray(lengths) - 1, T),
     ),
     KnownMistake(
@@ -405,7 +211,6 @@ _PADDING_HINTS = {
     ),
     "shape": "The mask has shape (B, T): one row per sequence (B = len(lengths)), one column per position.",
     "type": "Return a (B, T) numpy array of True/False values, e.g. from a comparison with `<`.",
-    "bool example": "a comparison such as `np.arange(T)[None, :] < lengths[:, None]`",
 }
 
 
@@ -431,9 +236,10 @@ def check_padding_mask(padding_mask):
         Hints for an inverted mask or ``>=``, ``<=``, a (T, B) transposed mask, the longest length
         instead of T, an int/float 0/1 mask.
     """
-    return _run_mask_check(
+    return run_check(
         padding_mask, name="padding_mask", reference=_reference_padding_mask, cases=_PADDING_CASES,
-        arg_names=("lengths", "T"), mistakes=PADDING_MASK_MISTAKES, hints=_PADDING_HINTS,
+        arg_names=("lengths", "T"), known_mistakes=PADDING_MASK_MISTAKES, hints=_PADDING_HINTS,
+        compare=MaskComparison("a comparison such as `np.arange(T)[None, :] < lengths[:, None]`"),
     )
 
 
@@ -502,6 +308,13 @@ def _naive_softmax(x, axis=-1):
     return e / e.sum(axis=axis, keepdims=True)
 
 
+def _naive_zero_rows_softmax(x, axis=-1):
+    """exp / sum without the shift, but a row with nothing left gets zeros (overflows on large scores)."""
+    e = np.exp(x)
+    total = e.sum(axis=axis, keepdims=True)
+    return np.where(total == 0, 0.0, e / np.where(total == 0, 1.0, total))
+
+
 def _shifted_softmax(x, axis=-1):
     e = np.exp(x - x.max(axis=axis, keepdims=True))
     return e / e.sum(axis=axis, keepdims=True)
@@ -552,22 +365,6 @@ def _attend(q, k, v, mask, *, fill=-np.inf, how="before", softmax=_safe_softmax,
     return weights @ v, weights  # (..., T_q, d_v), (..., T_q, T_k)
 
 
-def _has_empty_row(mask):
-    return bool((~np.asarray(mask, dtype=bool).any(axis=-1)).any())
-
-
-def _if_empty_rows(buggy, wanted):
-    """``buggy`` restricted to cases that have (wanted=True) or lack (False) a row with no permitted
-    key; on the other cases it raises, so it explains nothing there."""
-
-    def restricted(q, k, v, mask):
-        if _has_empty_row(mask) != wanted:
-            raise LookupError("not this kind of case")
-        return buggy(q, k, v, mask)
-
-    return restricted
-
-
 def _variants(**fixed):
     """Buggy versions sharing ``fixed`` knobs, over the usual ways of handling an empty row."""
     handlings = (
@@ -610,16 +407,24 @@ MASKED_ATTENTION_MISTAKES = (
         "empty row gives nan",
         "Every score in this row is masked: the query has no permitted key. Softmax over a row of "
         "-inf is undefined: the max is -inf, and -inf - (-inf) is nan (without the max shift, "
-        "exp(-inf) = 0 and 0 / 0 is nan). Renormalising zeroed weights hits the same 0 / 0. Handle "
-        "such rows explicitly, as `course_utils` and PyTorch do: zero weights and a zero output. "
-        "For example `has_key = mask.any(axis=-1, keepdims=True)`, softmax the scores with empty "
-        "rows replaced by 0, then `weights = np.where(has_key, weights, 0.0)`.",
-        reproduce=(
-            # (exp / sum without the shift gives the same nan row; it is left out here because it
-            # also overflows on large scores, which the "no max shift" mistake explains)
-            lambda q, k, v, m: _attend(q, k, v, m, softmax=_shifted_softmax),
-            _if_empty_rows(lambda q, k, v, m: _attend(q, k, v, m, how="renormalise"), True),
-        ),
+        "exp(-inf) = 0 and 0 / 0 is nan). Handle such rows explicitly, as `course_utils` and "
+        "PyTorch do: zero weights and a zero output. For example `has_key = mask.any(axis=-1, "
+        "keepdims=True)`, softmax the scores with empty rows replaced by 0, then "
+        "`weights = np.where(has_key, weights, 0.0)`.",
+        # (exp / sum without the shift gives the same nan row, but it also overflows on large
+        # scores: that is "no max shift")
+        reproduce=lambda q, k, v, m: _attend(q, k, v, m, softmax=_shifted_softmax),
+    ),
+    KnownMistake(
+        "zero then renormalise",
+        "You zero the blocked weights after the softmax and then renormalise. That equals masking "
+        "first in exact arithmetic, but not in floating point, and it fails twice here: a query "
+        "with no permitted key has nothing left to renormalise (0 / 0 = nan), and where a blocked "
+        "key scores far above the permitted ones (about 885 against 1.8 in the large-scores case), "
+        "the softmax over all keys gives the permitted keys weights that underflow to 0 before "
+        "you renormalise. Mask the scores before the softmax, `np.where(mask, scores, -np.inf)`, "
+        "and give a row with no permitted key zero weights (`cu.softmax` does).",
+        reproduce=lambda q, k, v, m: _attend(q, k, v, m, how="renormalise"),
     ),
     KnownMistake(
         "renormalised weights underflow",
@@ -629,20 +434,17 @@ MASKED_ATTENTION_MISTAKES = (
         "underflow to 0, and nothing is left to renormalise (0 / 0). Mask the scores before the "
         "softmax, `np.where(mask, scores, -np.inf)`: then the largest *permitted* score is the one "
         "subtracted, and nothing underflows.",
-        reproduce=(
-            _if_empty_rows(lambda q, k, v, m: _attend(q, k, v, m, how="renormalise"), False),
-            lambda q, k, v, m: _attend(q, k, v, m, how="renormalise safely"),
-        ),
+        reproduce=lambda q, k, v, m: _attend(q, k, v, m, how="renormalise safely"),
     ),
     KnownMistake(
         "large negative number in an empty row",
-        "Masking with a large negative number such as -1e9 instead of -inf is fine wherever a row "
-        "has a permitted key (exp(-1e9) is exactly 0 in float64), and the checker accepts it. But "
-        "this query has no permitted key: every one of its scores is about -1e9, so the softmax "
-        "spreads the weight over keys that should stay hidden (evenly, or as if there were no mask). "
-        "Handle such rows explicitly: `has_key = mask.any(axis=-1, keepdims=True)`, then "
-        "`weights = np.where(has_key, weights, 0.0)` (zero weights, zero output, as `course_utils` "
-        "and PyTorch give).",
+        "This query has no permitted key, and your weights spread over keys that should stay "
+        "hidden (evenly, or as if there were no mask). That is what masking with a large negative "
+        "number such as -1e9 gives there (every score of the row is then about -1e9), or giving such "
+        "a row equal scores. Elsewhere -1e9 instead of -inf is fine (exp(-1e9) is exactly 0 in "
+        "float64), and the checker accepts it. A row with no permitted key must get zero weights "
+        "and a zero output, as `course_utils` and PyTorch give: `has_key = mask.any(axis=-1, "
+        "keepdims=True)`, then `weights = np.where(has_key, weights, 0.0)`.",
         reproduce=(
             lambda q, k, v, m: _attend(q, k, v, m, fill=-1e9),
             lambda q, k, v, m: _attend(q, k, v, m, how="additive", fill=-1e9),
@@ -653,7 +455,10 @@ MASKED_ATTENTION_MISTAKES = (
         "exp of a large score overflows to inf, and inf / inf is nan. Subtract each row's largest "
         "permitted score before `np.exp` (or call `cu.softmax`, which does it): shifting a row by "
         "a constant does not change its softmax.",
-        reproduce=lambda q, k, v, m: _attend(q, k, v, m, softmax=_naive_softmax),
+        reproduce=(
+            lambda q, k, v, m: _attend(q, k, v, m, softmax=_naive_softmax),
+            lambda q, k, v, m: _attend(q, k, v, m, softmax=_naive_zero_rows_softmax),  # empty rows handled
+        ),
     ),
     KnownMistake(
         "mask multiplied into the scores",
@@ -701,7 +506,7 @@ MASKED_ATTENTION_MISTAKES = (
         "(..., T_q, d_k) @ (..., d_k, T_k) -> (..., T_q, T_k), and the output is `weights @ v`, "
         "(..., T_q, T_k) @ (..., T_k, d_v) -> (..., T_q, d_v). `q @ k` without the transpose, or "
         "`v @ weights`, pairs the wrong axes.",
-        error=error_message_contains("matmul", error_type=ValueError),
+        error=error_message_contains("matmul", "not aligned", error_type=ValueError),
     ),
 )
 
@@ -729,30 +534,6 @@ def _reference_masked_attention(q, k, v, mask):
     return scaled_dot_product_attention(q, k, v, mask)
 
 
-def _fmt_inputs(args, names):
-    """The case's inputs with the mask shown as 0/1 (the framework prints bools as a long list)."""
-    lines = []
-    for name, value in zip(names, args):
-        if isinstance(value, np.ndarray) and value.dtype.kind == "b":
-            text = fmt_array(value.astype(int))
-            lines.append(f"{name} = " + text.replace("\n", "\n" + " " * len(f"{name} = ")) + f"  {_BOOL_NOTE}")
-        else:
-            lines.append(fmt_named((name,), (value,)))
-    return "\n".join(lines)
-
-
-def _show_masks_as_numbers(result, cases, names):
-    """Rewrite the input lines of a run_check result so that the mask reads as 0/1."""
-    if result.case is None or not result.case.startswith("case "):
-        return result
-    index = int(result.case.split()[1]) - 1
-    args = cases[index].args
-    old, new = fmt_named(names, args), _fmt_inputs(args, names)
-    result.message = result.message.replace(field("input", old), field("input", new))
-    result.case = result.case.replace(old, new)
-    return result
-
-
 @checker("masked_attention")
 def check_masked_attention(masked_attention):
     """Check a learner's ``masked_attention(q, k, v, mask) -> (output, weights)``.
@@ -772,37 +553,29 @@ def check_masked_attention(masked_attention):
         axis, swapped outputs, overflow, and ``k.T`` on a batch. Masking with a large negative
         number (e.g. -1e9) is accepted where its results match.
     """
-    names = ("q", "k", "v", "mask")
-    result = run_check(
+    return run_check(
         masked_attention,
         name="masked_attention",
         reference=_reference_masked_attention,
         cases=_ATTENTION_CASES,
-        arg_names=names,
+        arg_names=("q", "k", "v", "mask"),
         output_names=("output", "weights"),
         known_mistakes=MASKED_ATTENTION_MISTAKES,
         hints=_ATTENTION_HINTS,
     )
-    return _show_masks_as_numbers(result, _ATTENTION_CASES, names)
 
 
 # ================================================================ find the buggy mask
 @dataclass(frozen=True)
 class MaskCandidate:
-    """One candidate mask of the diagnostic exercise.
+    """One candidate mask of the diagnostic exercise (what the notebook draws; no verdict).
 
     label : "A", "B" or "C".
     mask : ndarray of bool, shape (T, T), True = may attend.
-    buggy : True if a real token's output would differ from the intended mask's.
-    why : the explanation shown once the learner has answered.
-    look : where to look, shown as a hint when the learner misjudges this candidate.
     """
 
     label: str
     mask: np.ndarray
-    buggy: bool
-    why: str
-    look: str
 
 
 @dataclass(frozen=True)
@@ -815,6 +588,9 @@ class MaskSituation:
     T : the padded length.
     intended : what the mask should do, in words.
     candidates : tuple of MaskCandidate.
+
+    Which candidates are buggy, and why, is the checker's answer key (``_VERDICTS``), kept out of
+    these objects so that the notebook's namespace does not carry the answers.
     """
 
     key: str
@@ -824,10 +600,16 @@ class MaskSituation:
     intended: str
     candidates: tuple
 
-    @property
-    def buggy(self):
-        """The labels of the buggy candidates, as a sorted tuple."""
-        return tuple(c.label for c in self.candidates if c.buggy)
+
+@dataclass(frozen=True)
+class _Verdict:
+    """The answer key for one candidate: buggy or not, why (shown once all is right), where to look."""
+
+    label: str
+    mask: np.ndarray
+    buggy: bool
+    why: str
+    look: str
 
 
 def _situations():
@@ -838,18 +620,18 @@ def _situations():
         "causal", "causal mask for a 5-token ticket (no padding)", TICKET, 5,
         "each token may attend to itself and the tokens before it, never to a later token",
         (
-            MaskCandidate(
+            _Verdict(
                 "A", _tril(5, 1), True,
                 "A is off by one (np.tril(..., k=1)): every token also sees the next token, so "
                 "'my' already knows 'charger'. Look for weight just right of the diagonal.",
                 "Look just right of the diagonal in A: may 'my' attend to 'charger'?",
             ),
-            MaskCandidate(
+            _Verdict(
                 "B", t5, False,
                 "B is the causal mask: the lower triangle, diagonal included.",
                 "Check B row by row: each token sees itself and the earlier tokens, nothing later.",
             ),
-            MaskCandidate(
+            _Verdict(
                 "C", ~t5, True,
                 "C is inverted (True = blocked): each token sees only the *later* tokens, and the "
                 "last token 'please' sees nothing (its row is all hatched, its weights all zero).",
@@ -861,19 +643,19 @@ def _situations():
         "padding", "padding mask for 'refund please' padded to 5 (no causal mask)", TICKETS[3], 5,
         "the real tokens attend to the real tokens only; the outputs at <pad> positions are thrown away",
         (
-            MaskCandidate(
+            _Verdict(
                 "A", np.broadcast_to(pad2[None, :], (5, 5)).copy(), False,
                 "A masks the padded keys (columns): the two real tokens attend only to each other.",
                 "In A, which keys may 'refund' and 'please' attend to?",
             ),
-            MaskCandidate(
+            _Verdict(
                 "B", np.broadcast_to(pad2[:, None], (5, 5)).copy(), True,
                 "B applies the padding mask to the queries (rows) instead of the keys: the <pad> rows "
                 "are blocked (harmless, they are thrown away), but 'refund' and 'please' attend to the "
                 "three <pad> keys and take in their vectors. Look for weight in the <pad> columns.",
                 "In B, look at the rows of the real tokens: is there weight in the <pad> columns?",
             ),
-            MaskCandidate(
+            _Verdict(
                 "C", pad2[:, None] & pad2[None, :], False,
                 "C masks the padded keys *and* the padded queries. The real rows are exactly A's; "
                 "the <pad> rows have no permitted key and get zeros, which is harmless because those "
@@ -887,21 +669,21 @@ def _situations():
         TICKETS[1][:3], 5,
         "causal among the real tokens; no real token sees a <pad>",
         (
-            MaskCandidate(
+            _Verdict(
                 "A", t5 | pad3[None, :], True,
                 "A combines the two masks with `|` (or) instead of `&` (and): a key is allowed if "
                 "it is earlier *or* real, so 'cable' sees the later real tokens 'broken' and "
                 "'please'. Masks combine with `&`: a key must pass every mask.",
                 "In A, may 'cable' attend to 'broken'? Masks combine with & or with |?",
             ),
-            MaskCandidate(
+            _Verdict(
                 "B", t5.copy(), False,
                 "B is the causal mask alone. With *right* padding every <pad> comes after the real "
                 "tokens, so the causal mask already hides it from them: the real rows are right. "
                 "(The <pad> rows differ, and are thrown away.) With left padding this would be a bug.",
                 "In B, look only at the rows of the three real tokens: can any of them see a <pad>?",
             ),
-            MaskCandidate(
+            _Verdict(
                 "C", _tril(5, -1) & pad3[None, :], True,
                 "C uses np.tril(..., k=-1): no token may attend to itself, and the first token 'cable' "
                 "has no permitted key at all (a row with no key: zeros here, NaN with a plain softmax).",
@@ -912,8 +694,18 @@ def _situations():
     return (causal, padding, both)
 
 
-#: The three situations of the diagnostic exercise, in the notebook's order.
-MASK_SITUATIONS = _situations()
+def _split_answer_key(drafts):
+    """(public situations without verdicts, {(situation key, label): _Verdict})."""
+    situations, verdicts = [], {}
+    for draft in drafts:
+        candidates = tuple(MaskCandidate(v.label, v.mask) for v in draft.candidates)
+        situations.append(MaskSituation(draft.key, draft.title, draft.ticket, draft.T, draft.intended, candidates))
+        verdicts.update({(draft.key, v.label): v for v in draft.candidates})
+    return tuple(situations), verdicts
+
+
+#: The three situations of the diagnostic exercise, in the notebook's order (data only).
+MASK_SITUATIONS, _VERDICTS = _split_answer_key(_situations())
 
 _NAME_BUGGY = "buggy_masks"
 
@@ -937,6 +729,39 @@ def _normalise_labels(value):
     return labels
 
 
+def _buggy_labels(situation_key):
+    return frozenset(label for (key, label), v in _VERDICTS.items() if key == situation_key and v.buggy)
+
+
+def _answer_key():
+    """The right answer of the exercise: situation key -> set of buggy labels."""
+    return {s.key: _buggy_labels(s.key) for s in MASK_SITUATIONS}
+
+
+def _look(situation_key, named, buggy):
+    """Where to look in each misjudged candidate of a situation: [("causal, C", text), ...]."""
+    return [(f"{key}, {label}", v.look) for (key, label), v in _VERDICTS.items()
+            if key == situation_key and (label in named) != v.buggy]
+
+
+_BUGGY_ANSWERS = ChoiceAnswers(
+    name=_NAME_BUGGY,
+    keys=[s.key for s in MASK_SITUATIONS],
+    entry="situation",
+    example='`return {"causal": ["A"], "padding": [], "causal + padding": ["B", "C"]}`',
+    read_value=lambda v: None if (labels := _normalise_labels(v)) is None or not labels <= {"A", "B", "C"}
+    else frozenset(labels),
+    show=lambda labels: "you named " + (", ".join(sorted(labels)) or "none"),
+    valid='a list of the labels "A", "B", "C" (empty for none)',
+    look=_look,
+    why=lambda key: [(f"{key}, {label}", v.why) for (k, label), v in _VERDICTS.items() if k == key],
+    rule=(
+        "A mask is buggy when a real token may attend to a key it should not see, or may not attend "
+        "to one it should. Rows of <pad> queries do not matter: their outputs are thrown away."
+    ),
+)
+
+
 @checker(_NAME_BUGGY)
 def check_buggy_masks(buggy_masks):
     """Check the diagnostic exercise: which candidate masks of each situation are buggy.
@@ -954,51 +779,7 @@ def check_buggy_masks(buggy_masks):
         Correct (with why each candidate is or is not buggy), not attempted, or wrong with the
         situations answered right and, as the hint, where to look in the misjudged candidates.
     """
-    total = len(MASK_SITUATIONS)
-    keys = [s.key for s in MASK_SITUATIONS]
-    example = '`return {"causal": ["A"], "padding": [], "causal + padding": ["B", "C"]}`'
-    got, early = call_for_answers(buggy_masks, _NAME_BUGGY, total, example, one_entry_per="situation")
-    if early is not None:
-        return early
-    bad_keys = wrong_answer_keys(got, keys, total, example, entry="situation")
-    if bad_keys is not None:
-        return bad_keys
-    answers, lines, looks, right = {}, [], [], 0
-    for situation in MASK_SITUATIONS:
-        labels = _normalise_labels(got[situation.key])
-        valid = {c.label for c in situation.candidates}
-        if labels is None or not labels <= valid:
-            return CheckResult(
-                WRONG,
-                f"Not yet right: for {situation.key!r} you returned {fmt_value(got[situation.key])}; "
-                f"use the labels {sorted(valid)}.",
-                hint=f"Give the labels of the buggy candidates as strings, e.g. {example}.",
-                total=total, case=f"answer for {situation.key!r}",
-            )
-        answers[situation.key] = labels
-        truth = set(situation.buggy)
-        shown = ", ".join(sorted(labels)) or "none"
-        if labels == truth:
-            right += 1
-            lines.append(field(situation.key, f"you named {shown}: right", indent=2))
-            continue
-        lines.append(field(situation.key, f"you named {shown}: not yet right", indent=2))
-        for candidate in situation.candidates:
-            if (candidate.label in labels) != candidate.buggy:
-                looks.append(f"{situation.key}, {candidate.label}: {candidate.look}")
-    if right == total:
-        why = [field(f"{s.key}, {c.label}", c.why, indent=2) for s in MASK_SITUATIONS for c in s.candidates]
-        return CheckResult(
-            CORRECT,
-            "\n".join([f"Correct: all {total} situations right.", *why]),
-            passed=total, total=total,
-        )
-    headline = f"Not yet right: {right} of {total} situations right."
-    rule = (
-        "A mask is buggy when a real token may attend to a key it should not see, or may not attend "
-        "to one it should. Rows of <pad> queries do not matter: their outputs are thrown away."
-    )
-    return CheckResult(
-        WRONG, "\n".join([headline, *lines]), hint=rule + "\n" + "\n".join(looks),
-        passed=right, total=total, case="situations " + ", ".join(s.key for s in MASK_SITUATIONS),
+    return run_check(
+        buggy_masks, name=_NAME_BUGGY, reference=_answer_key, cases=(Case("your answers", ()),),
+        arg_names=(), compare=_BUGGY_ANSWERS,
     )

@@ -10,7 +10,6 @@ without a heads axis), and code that works for one sequence but not for a batch.
 import numpy as np
 
 from course_utils.checks._framework import Case, KnownMistake, checker, error_message_contains, run_check
-from course_utils.checks.nb03 import _show_masks_as_numbers
 from course_utils.heads import embed_wide, random_projections
 from course_utils.tickets import TICKET
 
@@ -25,6 +24,20 @@ __all__ = [
 
 
 # ================================================================ buggy building blocks
+def _error_on_a_batch(ndim):
+    """Predicate for "only for one sequence": an error of code written for one sequence (unpacking
+    the shape, a fixed transpose, a reshape to fixed sizes), raised on a case whose input x has
+    ``ndim`` axes or more, i.e. carries a batch axis. (The same errors on a case without a batch
+    have another cause.)"""
+    message = error_message_contains("too many values to unpack", "axes don't match array", "cannot reshape array")
+
+    def predicate(exc, args):
+        return np.ndim(args[0]) >= ndim and message(exc)
+
+    return predicate
+
+
+
 def _split(x, num_heads, how="ok"):
     """(..., T, d_model) -> (..., h, T, d_head), correctly or as a known mistake does it.
 
@@ -208,13 +221,15 @@ SPLIT_HEADS_MISTAKES = (
         "(that gives (..., T, d_head, num_heads)). `np.swapaxes(x, -3, -2)`, or for 2-D input "
         "`x.transpose(1, 0, 2)`.",
         reproduce=(lambda x, h: _split(x, h, "wrong swap"),
-                   lambda x, h: np.asarray(x, float).reshape(x.shape[-2], h, -1).T),
+                   lambda x, h: np.asarray(x, float).reshape(x.shape[-2], h, -1).T,
+                   # written for 2-D input (raises on a batch, as the learner's does)
+                   lambda x, h: np.asarray(x, float).reshape(x.shape[-2], h, x.shape[-1] // h).T),
     ),
     KnownMistake(
         "only for one sequence",
         _split_error_hint,
         reproduce=lambda x, h: np.swapaxes(np.asarray(x, float).reshape(-1, h, x.shape[-1] // h), 0, 1),
-        error=error_message_contains("too many values to unpack", "axes don't match array", "cannot reshape array"),
+        error=_error_on_a_batch(3),
     ),
     KnownMistake(
         "float d_head",
@@ -327,14 +342,18 @@ MERGE_HEADS_MISTAKES = (
         "come before d_head, so that each head fills a block of d_head neighbouring columns. "
         + _MERGE_ORDER_HINT,
         reproduce=(lambda x: _merge(x, "interleave"),
-                   lambda x: np.asarray(x, float).T.reshape(x.shape[-2], -1)),
+                   lambda x: np.asarray(x, float).T.reshape(x.shape[-2], -1),
+                   # written for 3-D input (raises on a batch, as the learner's does)
+                   lambda x: np.asarray(x, float).transpose(1, 2, 0).reshape(x.shape[1], -1)),
     ),
     KnownMistake(
         "summed or averaged the heads",
         "Merging concatenates the heads side by side, it does not add them: the result is d_model = "
         "num_heads * d_head wide again, and every head keeps its own columns. Summing or averaging "
         "leaves only d_head columns and mixes the heads before W_O has a say.",
-        reproduce=(lambda x: _merge(x, "sum"), lambda x: _merge(x, "mean")),
+        reproduce=(lambda x: _merge(x, "sum"), lambda x: _merge(x, "mean"),
+                   # axis=0, written for 3-D input: on a batch it sums the batch instead
+                   lambda x: np.asarray(x, float).sum(axis=0), lambda x: np.asarray(x, float).mean(axis=0)),
     ),
     KnownMistake(
         "stacked the heads as rows",
@@ -342,13 +361,15 @@ MERGE_HEADS_MISTAKES = (
         "has T rows, one per position, each num_heads * d_head wide. "
         "`np.concatenate([x[i] for i in range(num_heads)], axis=-1)` for one sequence, or the "
         "swapaxes + reshape.",
-        reproduce=lambda x: _merge(x, "rows"),
+        reproduce=(lambda x: _merge(x, "rows"),
+                   # stacking the first axis, written for 3-D input (on a batch it stacks the batch)
+                   lambda x: np.concatenate(list(np.asarray(x, float)), axis=0)),
     ),
     KnownMistake(
         "only for one sequence",
         _merge_batch_hint,
-        reproduce=lambda x: _merge(x, "batch"),
-        error=error_message_contains("too many values to unpack", "axes don't match array", "cannot reshape array"),
+        reproduce=(lambda x: _merge(x, "batch"), lambda x: np.hstack(np.asarray(x, float))),
+        error=_error_on_a_batch(4),
     ),
 )
 
@@ -497,10 +518,12 @@ MULTI_HEAD_ATTENTION_MISTAKES = (
     ),
     KnownMistake(
         "mask without a heads axis",
-        "The mask (here (B, 1, T) for a batch) does not line up with the scores (B, num_heads, T, T): "
-        "numpy aligns shapes from the right, so the mask's batch axis meets the heads axis. Give the "
-        "mask a heads axis first, `mask[..., None, :, :]` (shape (B, 1, 1, T)): one mask shared by "
-        "every head.",
+        lambda got, args: (
+            f"The mask (here of shape {np.shape(args[6])}) does not line up with the scores (..., num_heads, "
+            "T, T) the way you use it: numpy aligns shapes from the right, so the mask's leading axis "
+            "meets the heads axis. Give the mask a heads axis right before its last two, "
+            "`mask[..., None, :, :]` (a (B, 1, T) mask becomes (B, 1, 1, T)): one mask shared by every head."
+        ),
         error=error_message_contains("could not be broadcast", "does not broadcast to the scores shape",
                                      error_type=ValueError),
     ),
@@ -568,10 +591,8 @@ def check_multi_head_attention(multi_head_attention):
         or split in the wrong order, a mask ignored or lacking a heads axis, averaged weights,
         swapped outputs, products that refuse their shapes and transposes written for 3-D arrays.
     """
-    names = ("x", "w_q", "w_k", "w_v", "w_o", "num_heads", "mask")
-    result = run_check(
+    return run_check(
         multi_head_attention, name="multi_head_attention", reference=_reference_mha, cases=_MHA_CASES,
-        arg_names=names, output_names=("output", "weights"),
+        arg_names=("x", "w_q", "w_k", "w_v", "w_o", "num_heads", "mask"), output_names=("output", "weights"),
         known_mistakes=MULTI_HEAD_ATTENTION_MISTAKES, hints=_MHA_HINTS,
     )
-    return _show_masks_as_numbers(result, _MHA_CASES, names)

@@ -8,17 +8,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from course_utils.checks._format import field, fmt_value
+from course_utils.checks._answers import ChoiceAnswers
 from course_utils.checks._framework import (
     Case,
     KnownMistake,
-    call_for_answers,
     checker,
     error_message_contains,
     run_check,
-    wrong_answer_keys,
 )
-from course_utils.checks._result import CORRECT, WRONG, CheckResult
 from course_utils.examples import ARTICLE_SCORES, ARTICLE_VALUES
 from course_utils.influence import EXPERIMENT_SCORES, EXPERIMENT_VALUES
 from course_utils.tickets import TICKETS, padded_batch
@@ -56,7 +53,15 @@ def _safe_softmax(x, axis=-1):
     return softmax(x, axis=axis)
 
 
-_SOFTMAXES = {"safe": _safe_softmax, "shifted": _shifted_softmax, "naive": _naive_softmax}
+def _naive_zero_rows_softmax(x, axis=-1):
+    """exp(x) / sum without the shift, but zeros for a row with nothing left: overflows on large scores."""
+    e = np.exp(x)
+    total = e.sum(axis=axis, keepdims=True)
+    return np.where(total == 0, 0.0, e / np.where(total == 0, 1.0, total))
+
+
+_SOFTMAXES = {"safe": _safe_softmax, "shifted": _shifted_softmax, "naive": _naive_softmax,
+              "naive, empty rows handled": _naive_zero_rows_softmax}
 _BROADCAST_ERROR = error_message_contains("could not be broadcast", error_type=ValueError)
 _MATMUL_ERROR = error_message_contains(
     "matmul", "not aligned", "mismatch in its core dimension", error_type=ValueError
@@ -70,21 +75,28 @@ DIAGNOSES = ("looks fine", "future leak", "padding leak", "uniform rows", "one-h
 
 @dataclass(frozen=True)
 class PlotMystery:
-    """One heatmap of the "what is wrong here?" exercise.
+    """One heatmap of the "what is wrong here?" exercise (what the notebook draws; no verdict).
 
     label : "P", "Q", ... (what the learner's answer uses).
     tokens : the T labels of the rows and columns ("<pad>" at padded positions).
     weights : ndarray, shape (T, T), the attention weights drawn.
     intended : the mask the layer should have used, in words (shown above the plots).
-    diagnosis : one of ``DIAGNOSES``.
-    why : the explanation shown once the learner has answered everything right.
-    look : where to look, shown as a hint when the learner misjudges this plot.
+
+    The diagnosis of each plot is the checker's answer key (``_VERDICTS``), kept out of these
+    objects so that the notebook's namespace does not carry the answers.
     """
 
     label: str
     tokens: tuple
     weights: np.ndarray
     intended: str
+
+
+@dataclass(frozen=True)
+class _Verdict:
+    """The answer key for one plot: its diagnosis (one of ``DIAGNOSES``), why (shown once all is
+    right), and where to look (the hint when it is misjudged)."""
+
     diagnosis: str
     why: str
     look: str
@@ -153,15 +165,16 @@ def _mysteries():
          "all alike, or a huge divisor give the same picture.",
          "In U, compare the weights within each row: 1, 1/2, 1/3, ...?"),
     ]
-    out = []
+    mysteries, verdicts = [], {}
     for label, ticket, kwargs, diagnosis, why, look in specs:
         tokens, weights = _mystery_weights(ticket, **kwargs)
-        out.append(PlotMystery(label, tokens, weights, intended, diagnosis, why, look))
-    return tuple(out)
+        mysteries.append(PlotMystery(label, tokens, weights, intended))
+        verdicts[label] = _Verdict(diagnosis, why, look)
+    return tuple(mysteries), verdicts
 
 
-#: The six heatmaps of the "what is wrong here?" exercise, in the notebook's order.
-PLOT_MYSTERIES = _mysteries()
+#: The six heatmaps of the "what is wrong here?" exercise, in the notebook's order (data only).
+PLOT_MYSTERIES, _VERDICTS = _mysteries()
 
 _NAME_DIAGNOSES = "plot_diagnoses"
 
@@ -174,6 +187,21 @@ def _normalise_diagnosis(value):
         if text == " ".join(name.replace("-", " ").split()):
             return name
     return None
+
+
+_DIAGNOSIS_ANSWERS = ChoiceAnswers(
+    name=_NAME_DIAGNOSES,
+    keys=[m.label for m in PLOT_MYSTERIES],
+    entry="plot",
+    example='`return {"P": "looks fine", "Q": "uniform rows", ...}`',
+    read_key=lambda key: str(key).strip().upper(),
+    read_value=_normalise_diagnosis,
+    show=lambda answer: f"you said {answer!r}",
+    valid="one of the diagnoses " + ", ".join(f'"{d}"' for d in DIAGNOSES),
+    look=lambda label, said, right: _VERDICTS[label].look,
+    why=lambda label: f"{_VERDICTS[label].diagnosis}. {_VERDICTS[label].why}",
+    key_word="label",
+)
 
 
 @checker(_NAME_DIAGNOSES)
@@ -192,42 +220,9 @@ def check_plot_diagnoses(plot_diagnoses):
         Correct (with why each plot shows what it shows), not attempted, or wrong with the plots
         answered right and, as the hint, where to look in the misjudged ones.
     """
-    total = len(PLOT_MYSTERIES)
-    labels = [m.label for m in PLOT_MYSTERIES]
-    example = '`return {"P": "looks fine", "Q": "uniform rows", ...}`'
-    choices = ", ".join(f'"{d}"' for d in DIAGNOSES)
-    got, early = call_for_answers(plot_diagnoses, _NAME_DIAGNOSES, total, example, one_entry_per="plot")
-    if early is not None:
-        return early
-    keys = {str(k).strip().upper(): v for k, v in got.items()}
-    bad_keys = wrong_answer_keys(keys, labels, total, example, entry="plot", key_word="label")
-    if bad_keys is not None:
-        return bad_keys
-    lines, looks, right = [], [], 0
-    for mystery in PLOT_MYSTERIES:
-        answer = _normalise_diagnosis(keys[mystery.label])
-        if answer is None:
-            return CheckResult(
-                WRONG,
-                f"Not yet right: for plot {mystery.label} you returned {fmt_value(keys[mystery.label])}, "
-                "which is not one of the diagnoses.",
-                hint=f"Use one of {choices} for each plot.", total=total,
-                case=f"answer for plot {mystery.label}",
-            )
-        if answer == mystery.diagnosis:
-            right += 1
-            lines.append(field(mystery.label, f"you said {answer!r}: right", indent=2))
-        else:
-            lines.append(field(mystery.label, f"you said {answer!r}: not yet right", indent=2))
-            looks.append(f"{mystery.label}: {mystery.look}")
-    if right == total:
-        why = [field(m.label, f"{m.diagnosis}. {m.why}", indent=2) for m in PLOT_MYSTERIES]
-        return CheckResult(CORRECT, "\n".join([f"Correct: all {total} plots right.", *why]),
-                           passed=total, total=total)
-    return CheckResult(
-        WRONG, "\n".join([f"Not yet right: {right} of {total} plots right.", *lines]),
-        hint="\n".join(looks), passed=right, total=total,
-        case="plots " + ", ".join(labels),
+    return run_check(
+        plot_diagnoses, name=_NAME_DIAGNOSES, reference=lambda: {k: v.diagnosis for k, v in _VERDICTS.items()},
+        cases=(Case("your answers", ()),), arg_names=(), compare=_DIAGNOSIS_ANSWERS,
     )
 
 
@@ -261,7 +256,17 @@ CONTRIBUTIONS_MISTAKES = (
         reproduce=(
             lambda w, v: w @ v,
             lambda w, v: (w[:, None] * v).sum(axis=0),
+        ),
+    ),
+    KnownMistake(
+        "summed each contribution",
+        "You returned one number per key: each contribution's coordinates added up (a sum over the "
+        "last axis, `axis=-1` or `axis=1`). Keep the vectors: row j of the result is "
+        "`weights[j] * values[j]`, so the answer is `weights[:, None] * values`, shape (T, d_v), "
+        "without a sum.",
+        reproduce=(
             lambda w, v: (w[:, None] * v).sum(axis=-1),
+            lambda w, v: w * v.sum(axis=-1),
         ),
     ),
     KnownMistake(
@@ -432,17 +437,20 @@ REMOVAL_EFFECTS_MISTAKES = (
     ),
     KnownMistake(
         "nan when nothing is left",
-        "With a single key, removing it leaves a row of -inf scores: a plain softmax computes "
-        "-inf - (-inf) = nan (or 0 / 0 without the shift). The output must then be all zeros (no "
-        "permitted key: the convention of `course_utils` and PyTorch), so the effect is the length of "
-        "the output. `cu.softmax` returns zeros for such a row; or handle it yourself.",
+        "With a single key, removing it leaves no permitted key, and your effect is nan there. The "
+        "output without any key must be all zeros (the convention of `course_utils` and PyTorch), so "
+        "the effect is the length of the output. Two usual ways to get nan instead: a plain softmax "
+        "of a row of -inf (-inf - (-inf) is nan, and so is 0 / 0 without the shift), or a closed form "
+        "that divides by 1 - weight (0 / 0 when the weight is 1). Treat a key that is the only one "
+        "left on its own; `cu.softmax` returns zeros for an all -inf row.",
         reproduce=lambda s, v: _effects(s, v, softmax="shifted"),
     ),
     KnownMistake(
         "no max shift",
         "exp of a large score overflows to inf, and inf / inf is nan. Subtract the largest score "
         "before `np.exp`, or use `cu.softmax`, which does.",
-        reproduce=lambda s, v: _effects(s, v, softmax="naive"),
+        reproduce=(lambda s, v: _effects(s, v, softmax="naive"),
+                   lambda s, v: _effects(s, v, softmax="naive, empty rows handled")),
     ),
 )
 
@@ -490,7 +498,7 @@ def _reference_capstone(x, lengths, w_q, w_k, w_v, w_o, num_heads):
 
 def _layer(x, lengths, w_q, w_k, w_v, w_o, num_heads, *, masks="both", combine="and", pad_axis="keys",
            invert=False, project=True, softmax="safe", fill=-np.inf, scale="head", split=True,
-           head_axis=True):
+           head_axis=True, diagonal=0, additive=False):
     """The capstone layer with one knob per mistake (the buggy versions the checker recognises)."""
     x = np.asarray(x, dtype=float)
     lengths = np.asarray(lengths)
@@ -498,7 +506,7 @@ def _layer(x, lengths, w_q, w_k, w_v, w_o, num_heads, *, masks="both", combine="
     h = num_heads if split else 1
     d_head = d_model // h
     positions = np.arange(T)
-    causal = positions[None, :] <= positions[:, None]  # (T, T)
+    causal = positions[None, :] <= positions[:, None] + diagonal  # (T, T); diagonal 1: sees the next token
     real = positions[None, :] < lengths[:, None]  # (B, T)
     pad = real[:, None, :] if pad_axis == "keys" else real[:, :, None]  # (B, 1, T) or (B, T, 1)
     if masks == "causal":
@@ -516,13 +524,32 @@ def _layer(x, lengths, w_q, w_k, w_v, w_o, num_heads, *, masks="both", combine="
     q, k, v = heads(x @ w_q), heads(x @ w_k), heads(x @ w_v)
     divisor = np.sqrt(d_head) if scale == "head" else np.sqrt(d_model)
     scores = q @ np.swapaxes(k, -1, -2) / divisor  # (B, h, T, T)
-    scores = np.where(mask[:, None] if head_axis else mask, scores, fill)
+    heads_mask = mask[:, None] if head_axis else mask
+    if additive:  # scores + fill at the blocked keys (a row with no key keeps its unmasked softmax)
+        scores = scores + np.where(heads_mask, 0.0, fill)
+    else:
+        scores = np.where(heads_mask, scores, fill)
     weights = _SOFTMAXES[softmax](scores)  # (B, h, T, T)
     merged = (weights @ v).transpose(0, 2, 1, 3).reshape(B, T, d_model)  # (B, T, d_model)
     output = merged @ w_o if project else merged
     if not split:
         weights = weights[:, 0]  # (B, T, T): one head
     return output, weights
+
+
+def _off_by(got, args):
+    """+1 if the learner's weights put weight just above the diagonal (a token sees the next one),
+    else -1 (the diagonal is blocked)."""
+    weights = np.asarray(got[1], dtype=float)
+    return 1 if np.triu(weights, 1).any() else -1
+
+
+def _names_scores_shape(exc, args):
+    """True if the error message names the scores' shape (B, h, T, T) of this case: the error came
+    from meeting the scores (not from building the mask itself)."""
+    B, T, _ = np.shape(args[0])
+    h = int(args[-1])
+    return f"({B},{h},{T},{T})" in str(exc).replace(" ", "")
 
 
 def _variants(**fixed):
@@ -578,10 +605,11 @@ CAPSTONE_MISTAKES = (
     KnownMistake(
         "large negative number in an empty row",
         "Some query rows have no permitted key (a ticket of length 0). Masking with -1e9 instead of "
-        "-inf spreads such a row's weight over keys that should stay hidden. Those rows must get zero "
+        "-inf (replacing the blocked scores, or adding -1e9 to them) spreads such a row's weight over "
+        "keys that should stay hidden. Those rows must get zero "
         "weights and a zero output: mask with -np.inf and use `cu.softmax` (zeros for an all -inf row), "
         "or zero them explicitly with `mask.any(axis=-1, keepdims=True)`.",
-        reproduce=lambda *a: _layer(*a, fill=-1e9),
+        reproduce=(lambda *a: _layer(*a, fill=-1e9), lambda *a: _layer(*a, fill=-1e9, additive=True)),
     ),
     KnownMistake(
         "causal only",
@@ -591,6 +619,19 @@ CAPSTONE_MISTAKES = (
         "too, `np.arange(T)[None, :] < lengths[:, None]` (B, T), and combine: "
         "`causal[None, :, :] & real_keys[:, None, :]` (B, T, T).",
         reproduce=_variants(masks="causal"),
+    ),
+    KnownMistake(
+        "causal mask off by one",
+        lambda got, args: (
+            "Your causal mask is off by one: "
+            + ("query i may also attend to key i+1, so every token sees the next one (`np.tril(..., k=1)`, or "
+               "`<=` where `<` was meant). " if _off_by(got, args) > 0 else
+               "no token may attend to itself (`np.tril(..., k=-1)`, or `<` where `<=` was meant), and the first "
+               "token has no permitted key at all. ")
+            + "Query i may attend to keys 0..i: `np.arange(T)[None, :] <= np.arange(T)[:, None]`, the lower "
+            "triangle with the diagonal (notebook 03)."
+        ),
+        reproduce=_variants(diagonal=1) + _variants(diagonal=-1),
     ),
     KnownMistake(
         "padding only",
@@ -625,7 +666,7 @@ CAPSTONE_MISTAKES = (
         "up from the right, so ticket b's mask lands on head b (or the shapes do not broadcast). Add "
         "the head axis: `mask[:, None, :, :]`, shape (B, 1, T, T), shared by every head.",
         reproduce=_variants(head_axis=False),
-        error=_BROADCAST_ERROR,
+        error=lambda exc, args: _BROADCAST_ERROR(exc) and _names_scores_shape(exc, args),
     ),
     KnownMistake(
         "scale with d_model",
@@ -639,7 +680,9 @@ CAPSTONE_MISTAKES = (
         "(B, h, T, T): not their average, and not one attention over all d_model columns. Split the "
         "projections into heads, `cu.split_heads(x @ w_q, num_heads)` (B, h, T, d_head), attend in every "
         "head, then `cu.merge_heads` the head outputs.",
-        reproduce=_variants(split=False),
+        reproduce=_variants(split=False) + (
+            lambda *a: (lambda out, w: (out, w.mean(axis=1)))(*_layer(*a)),  # right output, averaged weights
+        ),
     ),
     KnownMistake(
         "swapped outputs",
@@ -669,13 +712,15 @@ def check_capstone_layer(capstone_layer):
 
     The expected result is ``cu.multi_head_attention(x, w_q, w_k, w_v, w_o, num_heads, mask)`` with
     ``mask = cu.causal_mask(T)[None] & cu.padding_mask(lengths, T)[:, None, :]``; a query with no
-    permitted key (a ticket of length 0) has zero weights and a zero output row.
+    permitted key (a ticket of length 0) has zero weights and a zero output row. A layer that calls
+    ``cu.multi_head_attention``, ``cu.scaled_dot_product_attention``, ``cu.causal_mask`` or
+    ``cu.padding_mask`` (the answer itself) is told so, kindly, and not called correct.
 
     Returns
     -------
     CheckResult
         Recognises a missing output projection, nan or -1e9 rows for queries with no permitted key,
-        the causal or the padding mask forgotten, padding applied to the queries, masks combined with
+        the causal or the padding mask forgotten, a causal mask off by one, padding applied to the queries, masks combined with
         ``|``, an inverted mask, a mask without a head axis, scaling by sqrt(d_model), no split into
         heads, and swapped outputs.
     """
@@ -683,4 +728,19 @@ def check_capstone_layer(capstone_layer):
         capstone_layer, name="capstone_layer", reference=_reference_capstone,
         cases=_CAPSTONE_CASES, arg_names=("x", "lengths", "w_q", "w_k", "w_v", "w_o", "num_heads"),
         output_names=("output", "weights"), known_mistakes=CAPSTONE_MISTAKES, hints=_CAPSTONE_HINTS,
+        forbidden=_capstone_answers(),
     )
+
+
+def _capstone_answers():
+    """The course functions that would hand the learner the capstone (the exercise text says so)."""
+    from course_utils.attention import scaled_dot_product_attention
+    from course_utils.masks import causal_mask, padding_mask
+    from course_utils.multihead import multi_head_attention
+
+    return {
+        "cu.multi_head_attention": multi_head_attention,
+        "cu.scaled_dot_product_attention": scaled_dot_product_attention,
+        "cu.causal_mask": causal_mask,
+        "cu.padding_mask": padding_mask,
+    }

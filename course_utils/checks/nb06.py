@@ -74,7 +74,9 @@ def _softmax_backward_mistakes(backward_of):
         KnownMistake(
             "wrong axis",
             "The sum `np.sum(weights * grad_weights, ...)` runs over each row's keys: "
-            "`axis=-1, keepdims=True`. Over axis 0 (or the whole array) it mixes different query rows.",
+            "`axis=-1, keepdims=True`. Over axis 0 (or the whole array) it mixes different query rows; "
+            "so does one Jacobian `np.diag(w) - np.outer(w, w)` built from the whole flattened array: "
+            "each row has a Jacobian of its own.",
             reproduce=tuple(lift(bug) for bug in _wrong_axis_variants()),
         ),
         KnownMistake(
@@ -98,9 +100,14 @@ _SB_CASES = (
                                  np.array([[1.0, -2.0, 0.5], [0.0, 1.0, 1.0], [2.0, 0.0, -1.0]]))),
 )
 
-def _square_shape_in_message(exc):
-    """The error of a Jacobian built from a whole (n, T) array: np.outer gives an (nT, nT) matrix."""
-    return isinstance(exc, ValueError) and re.search(r"\((\d+),\s*\1\)", str(exc)) is not None
+def _square_shape_in_message(exc, args):
+    """The error of a Jacobian built from a whole (n, T) array: np.outer (and np.diagflat) give an
+    (nT, nT) matrix, so the message names the size nT, the number of weights, which is neither n
+    nor T (unlike, say, the (n, n) of a product `w @ g.T`)."""
+    weights = np.asarray(args[0])
+    if not isinstance(exc, ValueError) or weights.ndim < 2 or weights.size in weights.shape:
+        return False
+    return str(weights.size) in re.findall(r"\d+", str(exc))
 
 
 SOFTMAX_BACKWARD_MISTAKES = (

@@ -43,20 +43,25 @@ def _reference(m, l, o, scores_block, v_block):
 
 
 def _parts(m, scores_block, *, sign=1.0, keep_max=False, block_max_only=False, guard=True):
-    """(m_new, alpha, p) of a (possibly buggy) update."""
+    """(m_new, rescale, p) of a (possibly buggy) update (``rescale``, the notebook's name for exp(m - m_new))."""
     block_max = float(np.max(scores_block))
     m_new = m if keep_max else block_max if block_max_only else max(m, block_max)
     shift = 0.0 if (guard and m_new == _NEG_INF) else m_new
-    alpha = np.exp(sign * (m - shift)) if sign > 0 else np.exp(shift - m)
+    rescale = np.exp(sign * (m - shift)) if sign > 0 else np.exp(shift - m)
     p = np.exp(scores_block - shift)
-    return m_new, alpha, p
+    return m_new, rescale, p
+
+
+def _m_new(got):
+    """The m_new a learner returned, as a float (raises for anything else, so no rule matches)."""
+    return float(np.asarray(got[0], dtype=float).reshape(()))
 
 
 def _update(rescale_l=True, rescale_o=True, normalise=False, **kw):
     def buggy(m, l, o, scores_block, v_block):
-        m_new, alpha, p = _parts(m, scores_block, **kw)
-        l_new = (alpha * l if rescale_l else l) + p.sum()
-        o_new = (alpha * o if rescale_o else o) + p @ v_block
+        m_new, rescale, p = _parts(m, scores_block, **kw)
+        l_new = (rescale * l if rescale_l else l) + p.sum()
+        o_new = (rescale * o if rescale_o else o) + p @ v_block
         if normalise:
             o_new = o_new / l_new
         return m_new, l_new, o_new
@@ -78,13 +83,14 @@ ONLINE_UPDATE_MISTAKES = (
     KnownMistake(
         "no rescale",
         "The old sum l and the old output o were computed with the old maximum m as the shift. When "
-        "the maximum grows to m_new, multiply both by `alpha = np.exp(m - m_new)` before adding the "
-        "new block: `l_new = alpha * l + p.sum()` and `o_new = alpha * o + p @ v_block`, with "
+        "the maximum grows to m_new, multiply both by `rescale = np.exp(m - m_new)` before adding the "
+        "new block: `l_new = rescale * l + p.sum()` and `o_new = rescale * o + p @ v_block`, with "
         "`p = np.exp(scores_block - m_new)`.",
-        reproduce=(
-            _update(rescale_l=False, rescale_o=False),
-            _update(rescale_l=False),
-            _update(rescale_o=False),
+        reproduce=tuple(
+            # with and without the guard for an all-masked first block (most first attempts have none)
+            _update(**knobs, guard=guard)
+            for knobs in (dict(rescale_l=False, rescale_o=False), dict(rescale_l=False), dict(rescale_o=False))
+            for guard in (True, False)
         ),
     ),
     KnownMistake(
@@ -100,10 +106,14 @@ ONLINE_UPDATE_MISTAKES = (
         "the wrong m_new (and with the old m, exp of a larger new score can overflow).",
         reproduce=(_update(keep_max=True), _update(keep_max=True, guard=False),
                    _update(block_max_only=True), _update(block_max_only=True, guard=False)),
+        # the m_new it returns is enough to tell, whatever its l_new and o_new: the old m on every
+        # case, or only this block's maximum on every case
+        matches=(lambda got, args: _m_new(got) == float(args[0]),
+                 lambda got, args: _m_new(got) == float(np.max(args[3]))),
     ),
     KnownMistake(
         "normalised inside",
-        "Keep o unnormalised: `o_new = alpha * o + p @ v_block`. Divide by l only once, after the "
+        "Keep o unnormalised: `o_new = rescale * o + p @ v_block`. Divide by l only once, after the "
         "last block (`output = o / l`). Dividing inside the update mixes a normalised old o with "
         "unnormalised new terms.",
         reproduce=(_update(normalise=True), _update(normalise=True, guard=False)),
@@ -112,9 +122,9 @@ ONLINE_UPDATE_MISTAKES = (
 
 _HINTS = {
     "values": (
-        "Three steps: `m_new = max(m, scores_block.max())`; `alpha = np.exp(m - m_new)` and "
-        "`p = np.exp(scores_block - m_new)`; `l_new = alpha * l + p.sum()`, "
-        "`o_new = alpha * o + p @ v_block`. Check each on this input."
+        "Three steps: `m_new = max(m, scores_block.max())`; `rescale = np.exp(m - m_new)` and "
+        "`p = np.exp(scores_block - m_new)`; `l_new = rescale * l + p.sum()`, "
+        "`o_new = rescale * o + p @ v_block`. Check each on this input."
     ),
     "structure": "Return three things: `return m_new, l_new, o_new`.",
     "shape": "m_new and l_new are single numbers; o_new has the shape of o, (d_v,).",

@@ -1,0 +1,130 @@
+"""Recall set for notebook 07: realistic variants of the known mistakes of check_online_update
+(``kind="variant"``).
+
+Each function makes exactly one known mistake, written differently from the mutants of
+tests/test_checks_nb07.py, and reproduces that mistake's result on every case the checker runs.
+The cases include a first block (m = -inf) and an all-masked first block (every score -inf), so a
+variant of a mistake other than "nan on an all-masked first block" keeps the guard against
+exp(-inf - (-inf)) (the mistake tables reproduce those mistakes with the guard in place).
+"""
+import math
+
+import numpy as np
+
+from learner_answers import answer
+
+
+# -- nan on an all-masked first block
+@answer("online_update", kind="variant", expect="nan on an all-masked first block",
+        note="math.exp for the rescale factor, no guard for m_new = -inf")
+def var_online_math_exp_no_guard(m, l, o, scores_block, v_block):
+    m_new = max(m, float(np.max(scores_block)))
+    alpha = math.exp(m - m_new)  # -inf - (-inf) is nan, and math.exp(nan) is nan
+    p = np.exp(scores_block - m_new)
+    return m_new, alpha * l + p.sum(), alpha * o + p @ v_block
+
+
+@answer("online_update", kind="variant", expect="nan on an all-masked first block",
+        note="loop over the block's keys, no guard")
+def var_online_key_loop_no_guard(m, l, o, scores_block, v_block):
+    m_new = np.maximum(m, scores_block.max())
+    alpha = np.exp(m - m_new)
+    l_new = alpha * l
+    o_new = alpha * np.asarray(o, dtype=float)
+    for s, v_row in zip(scores_block, v_block):
+        p = np.exp(s - m_new)
+        l_new = l_new + p
+        o_new = o_new + p * v_row
+    return m_new, l_new, o_new
+
+
+# -- no rescale
+@answer("online_update", kind="variant", expect="no rescale",
+        note="guards the all -inf case, but never rescales l and o")
+def var_online_guarded_no_rescale(m, l, o, scores_block, v_block):
+    m_new = max(m, np.max(scores_block))
+    if m_new == -np.inf:  # nothing seen yet
+        return m_new, l, o
+    p = np.exp(scores_block - m_new)
+    return m_new, l + np.sum(p), o + p @ v_block
+
+
+@answer("online_update", kind="variant", expect="no rescale",
+        note="rescales o but forgets l")
+def var_online_rescale_o_only(m, l, o, scores_block, v_block):
+    m_new = max(m, scores_block.max())
+    shift = m_new if np.isfinite(m_new) else 0.0
+    alpha = np.exp(m - shift)
+    p = np.exp(scores_block - shift)
+    return m_new, l + p.sum(), alpha * o + np.dot(p, v_block)
+
+
+# -- wrong sign
+@answer("online_update", kind="variant", expect="wrong sign", note="alpha = 1 / exp(m - m_new)")
+def var_online_reciprocal_alpha(m, l, o, scores_block, v_block):
+    m_new = max(m, scores_block.max())
+    alpha = 1 / np.exp(m - m_new)
+    p = np.exp(scores_block - m_new)
+    return m_new, alpha * l + p.sum(), alpha * o + p @ v_block
+
+
+@answer("online_update", kind="variant", expect="wrong sign", note="alpha = exp(-(m - m_new)), with the guard")
+def var_online_negated_exponent_guarded(m, l, o, scores_block, v_block):
+    m_new = max(m, scores_block.max())
+    shift = 0.0 if m_new == -np.inf else m_new
+    alpha = np.exp(-(m - shift))
+    p = np.exp(scores_block - shift)
+    return m_new, alpha * l + p.sum(), alpha * o + p @ v_block
+
+
+# -- max not updated
+@answer("online_update", kind="variant", expect="max not updated",
+        note="m_new is this block's max only (Python max), with the guard")
+def var_online_block_max_guarded(m, l, o, scores_block, v_block):
+    m_new = max(scores_block)
+    shift = m_new if np.isfinite(m_new) else 0.0
+    alpha = np.exp(m - shift)
+    p = np.exp(scores_block - shift)
+    return m_new, alpha * l + p.sum(), alpha * o + p @ v_block
+
+
+@answer("online_update", kind="variant", expect="max not updated",
+        note="never computes m_new: keeps m as the shift (guarded) and returns it")
+def var_online_keeps_old_max(m, l, o, scores_block, v_block):
+    shift = m if m > -np.inf else 0.0
+    alpha = np.exp(m - shift)
+    p = np.exp(scores_block - shift)
+    return m, alpha * l + p.sum(), alpha * o + p @ v_block
+
+
+@answer("online_update", kind="variant", expect="max not updated",
+        note="m_new = float(scores_block.max()), no guard")
+def var_online_block_max_unguarded(m, l, o, scores_block, v_block):
+    m_new = float(scores_block.max())
+    rescale = np.exp(m - m_new)
+    p = np.exp(scores_block - m_new)
+    return m_new, rescale * l + p.sum(), rescale * o + p @ v_block
+
+
+# -- normalised inside
+@answer("online_update", kind="variant", expect="normalised inside",
+        note="o_new /= l_new before returning (guard in place)")
+def var_online_divide_in_place(m, l, o, scores_block, v_block):
+    m_new = max(m, scores_block.max())
+    shift = 0.0 if m_new == -np.inf else m_new
+    alpha = np.exp(m - shift)
+    p = np.exp(scores_block - shift)
+    l_new = alpha * l + p.sum()
+    o_new = alpha * o + p @ v_block
+    o_new /= l_new
+    return m_new, l_new, o_new
+
+
+@answer("online_update", kind="variant", expect="normalised inside",
+        note="np.true_divide of the output by the new sum, no guard")
+def var_online_true_divide_unguarded(m, l, o, scores_block, v_block):
+    m_new = np.maximum(m, np.max(scores_block))
+    alpha = np.exp(m - m_new)
+    p = np.exp(scores_block - m_new)
+    l_new = alpha * l + np.sum(p)
+    return m_new, l_new, np.true_divide(alpha * o + p @ v_block, l_new)
