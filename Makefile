@@ -36,7 +36,7 @@ env: $(STAMP)
 # Exit code 1 and the exact fixes when something is wrong (same checks as notebook 00).
 .PHONY: doctor
 doctor: $(STAMP)
-	$(PY) -m course_utils.doctor
+	$(PY) -m course_utils.tools.doctor
 
 # The environment: a venv holding exactly the lock, plus course_utils (editable).
 $(STAMP): $(LOCK) pyproject.toml
@@ -49,16 +49,16 @@ $(STAMP): $(LOCK) pyproject.toml
 	@echo "Environment ready in $(VENV) (from $(LOCK))."
 
 notebooks: $(STAMP)
-	$(PY) -m course_utils.build $(BUILD_ARGS)
+	$(PY) -m course_utils.tools.build $(BUILD_ARGS)
 
 solutions: $(STAMP)
-	$(PY) -m course_utils.build --execute-solutions
+	$(PY) -m course_utils.tools.build --execute-solutions
 
 # make reset NB=01: restore the original learner notebook 01; your copy is kept first in
 # backups/notebooks/ (its name carries the date and time; earlier backups are never overwritten).
 .PHONY: reset
 reset: $(STAMP)
-	$(PY) -m course_utils.reset $(NB)
+	$(PY) -m course_utils.tools.reset $(NB)
 
 lock:
 	$(PYTHON) tools/lock.py

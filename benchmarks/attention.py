@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _common  # noqa: E402
 
 import course_utils as cu  # noqa: E402
-from course_utils.measure import peak_bytes, time_call  # noqa: E402
+from course_utils.lessons.measure import peak_bytes, time_call  # noqa: E402
 
 B, H, D = 4, 8, 64
 LENGTHS = (64, 128, 256, 512, 1024, 2048, 4096)

@@ -1,25 +1,32 @@
 """course_utils: the helper package of the course "Self-attention, hands-on".
 
-The core is numpy only and is imported here:
+The package is arranged by who it serves (the module map, one line per module: docs/architecture.md):
 
-- :func:`softmax` — numerically stable softmax (max shift; an all ``-inf`` row gives zeros)
-- :func:`scaled_dot_product_attention` — ``softmax(Q K^T / sqrt(d_k) + mask) V``, returns ``(output, weights)``
-- :func:`attention_row` — the one-row case of notebook 01
-- :func:`causal_mask`, :func:`padding_mask` — boolean masks, True = may attend (PyTorch's convention)
-- :func:`split_heads`, :func:`merge_heads`, :func:`multi_head_attention`
-- :func:`blockwise_attention` — the same attention, block by block with an online softmax (never holds T x T)
+- top level, the **reference** learners call and compare with (numpy only, imported here):
+  :func:`softmax`, :func:`scaled_dot_product_attention`, :func:`attention_row`, :func:`causal_mask`,
+  :func:`padding_mask`, :func:`split_heads`, :func:`merge_heads`, :func:`multi_head_attention`,
+  :func:`blockwise_attention`; beside them ``plots`` (the course's figures) and ``style`` (its colours
+  and fonts);
+- ``lessons``: every toy input (``lessons.data``) and the helpers one lesson needs;
+- ``widgets`` and ``checks``: the dashboards and the exercise checkers, one module per notebook topic
+  (``row`` 01, ``qkv`` 02, ``masks`` 03, ``heads`` 04, ``reading`` 05, ``learned`` 06, ``scale`` 07);
+- ``tools``: what knows the repository checkout (``build``, ``reset``, ``doctor``).
 
-The modules that need matplotlib or ipywidgets, and the tools, load on first use:
-``course_utils.plots``, ``course_utils.widgets``, ``course_utils.checks``, ``course_utils.build``
-(``import course_utils as cu; cu.plots.attention_heatmap(...)`` works without importing them first).
+Subpackages and the modules that need matplotlib or ipywidgets load on first use
+(``import course_utils as cu; cu.plots.attention_heatmap(...)``, ``cu.lessons.data.TICKET``).
+Module paths from before this arrangement (``course_utils.tickets``, ``course_utils.heads``, ...) still
+import: see ``course_utils._compat``.
 """
 import importlib
 
+from . import _compat
 from .attention import attention_row, scaled_dot_product_attention
 from .blockwise import blockwise_attention
 from .masks import causal_mask, padding_mask
 from .multihead import merge_heads, multi_head_attention, split_heads
 from .softmax import softmax
+
+_compat.install()
 
 __all__ = [
     "softmax",
@@ -33,10 +40,13 @@ __all__ = [
     "blockwise_attention",
 ]
 
-_LAZY_SUBMODULES = {"plots", "widgets", "checks", "build", "examples"}
+#: Modules and subpackages loaded on first attribute access (``cu.plots``, ``cu.lessons``, ...).
+LAZY_MODULES = ("plots", "style", "lessons", "widgets", "checks", "tools")
 
 
 def __getattr__(name):
-    if name in _LAZY_SUBMODULES:
+    if name in LAZY_MODULES:
+        return importlib.import_module(f".{name}", __name__)
+    if f"{__name__}.{name}" in _compat.OLD_PATHS:  # cu.tickets, cu.heads, ... (old paths)
         return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'course_utils' has no attribute {name!r}")

@@ -122,6 +122,27 @@ def check_positive_int(value, name):
     return int(value)
 
 
+def check_seed(seed, name="seed"):
+    """Return ``seed`` as an int if it is a non-negative integer (bool excluded), else raise.
+
+    The one seed check of the package: every function that takes a seed gives the same error for
+    the same mistake, like ``check_positive_int`` (a wrong type is a TypeError, a wrong value a
+    ValueError).
+
+    Raises
+    ------
+    TypeError
+        If ``seed`` is not an integer (floats such as 1.0, bools, None and arrays are refused).
+    ValueError
+        If ``seed`` is negative.
+    """
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral):
+        raise TypeError(f"{name} must be a non-negative int; got {seed!r} of type {type(seed).__name__}")
+    if seed < 0:
+        raise ValueError(f"{name} must be a non-negative int; got {name}={seed}")
+    return int(seed)
+
+
 def broadcast_leading(shapes, names):
     """Broadcast the leading (batch) dims ``shapes`` of the arrays called ``names``.
 

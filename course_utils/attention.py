@@ -40,7 +40,7 @@ def attention_row(scores, values):
 
     Examples
     --------
-    >>> from course_utils.examples import ARTICLE_SCORES, ARTICLE_VALUES
+    >>> from course_utils.lessons.data import ARTICLE_SCORES, ARTICLE_VALUES
     >>> output, weights = attention_row(ARTICLE_SCORES, ARTICLE_VALUES)
     >>> weights.round(3), output.round(3)
     (array([0.665, 0.245, 0.09 ]), array([0.935, 0.579]))

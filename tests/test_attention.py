@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from course_utils.attention import attention_row, scaled_dot_product_attention
-from course_utils.examples import ARTICLE_SCORES, ARTICLE_VALUES
+from course_utils.lessons.data import ARTICLE_SCORES, ARTICLE_VALUES
 from course_utils.masks import causal_mask, padding_mask
 
 

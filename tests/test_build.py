@@ -1,4 +1,4 @@
-"""Tests for course_utils.build, the learner-notebook generator (all on small notebooks in tmp_path)."""
+"""Tests for course_utils.tools.build, the learner-notebook generator (all on small notebooks in tmp_path)."""
 
 import ast
 import datetime as dt
@@ -9,7 +9,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
-from course_utils import build as B
+from course_utils.tools import build as B
 
 SOLVED_FUNCTION = '''\
 import numpy as np
@@ -252,7 +252,7 @@ def test_force_overwrites_after_backup_holding_the_learners_edit(course):
     assert re.fullmatch(r"01-first\.\d{8}-\d{6}\.ipynb", backup.name)
     assert nbformat.read(backup, as_version=4).cells[3].source == "my_answer = 1"
     assert nbformat.read(notebooks / "01-first.ipynb", as_version=4).cells[3].source == "x = 1"
-    assert B.check(solutions, notebooks) == []
+    assert B.out_of_date(solutions, notebooks) == []
 
 
 def test_force_uses_default_backup_folder(course):
@@ -273,7 +273,7 @@ def test_running_cells_is_not_an_edit(course):
     # Solution unchanged: the learner's outputs are left alone and check() is satisfied.
     assert {r.name: r.status for r in B.build(solutions, notebooks, backup_dir=backups)}["01-first"] == "unchanged"
     assert (notebooks / "01-first.ipynb").read_bytes() == ran
-    assert B.check(solutions, notebooks) == []
+    assert B.out_of_date(solutions, notebooks) == []
 
     # Solution changed: the notebook is updated (not skipped) with no --force needed.
     edit_cell(solutions / "01-first.ipynb", 3, "x = 42")
@@ -351,8 +351,8 @@ def test_backup_never_overwrites_an_existing_backup(tmp_path):
 def test_check_up_to_date(course, capsys):
     solutions, notebooks, backups = course
     B.build(solutions, notebooks, backup_dir=backups)
-    assert B.check(solutions, notebooks) == []
-    assert B.main(["--check", "--solutions", str(solutions), "--notebooks", str(notebooks)]) == 0
+    assert B.out_of_date(solutions, notebooks) == []
+    assert B.main(["--up-to-date", "--solutions", str(solutions), "--notebooks", str(notebooks)]) == 0
     assert "learner notebooks are up to date (2 notebooks)" in capsys.readouterr().out
 
 
@@ -365,7 +365,7 @@ def test_check_reports_missing_stale_and_orphan_and_writes_nothing(course, capsy
     nbformat.write(solved_notebook(), solutions / "03-third.ipynb")
     snapshot = {p.name: p.read_bytes() for p in notebooks.iterdir()}
 
-    problems = B.check(solutions, notebooks)
+    problems = B.out_of_date(solutions, notebooks)
     assert sorted((p.name, p.kind) for p in problems) == [
         ("00-old", "orphan"), ("01-first", "stale"), ("02-second", "missing"), ("03-third", "missing"),
     ]
@@ -384,7 +384,7 @@ def test_check_detects_changed_tags(course):
     nb = nbformat.read(solutions / "02-second.ipynb", as_version=4)
     nb.cells[3].metadata["tags"] = ["raises-exception"]
     nbformat.write(nb, solutions / "02-second.ipynb")
-    assert [(p.name, p.kind) for p in B.check(solutions, notebooks)] == [("02-second", "stale")]
+    assert [(p.name, p.kind) for p in B.out_of_date(solutions, notebooks)] == [("02-second", "stale")]
 
 
 def test_main_exit_codes(course, capsys):
@@ -424,4 +424,4 @@ def test_execute_solutions_stores_outputs_and_regenerates(course):
     assert "widgets" not in executed.metadata
     learner = nbformat.read(notebooks / "01-first.ipynb", as_version=4)
     assert learner.cells[1].outputs == [] and "NotImplementedError" in learner.cells[1].source
-    assert B.check(solutions, notebooks) == []
+    assert B.out_of_date(solutions, notebooks) == []

@@ -19,8 +19,8 @@ from course_utils.checks import (
     check_masked_attention,
     check_padding_mask,
 )
-from course_utils.checks._masks import read_mask as _interpret_mask
-from course_utils.checks.nb03 import _VERDICTS, _answer_key, _buggy_labels
+from course_utils.checks._mask_answers import read_mask as _interpret_mask
+from course_utils.checks.masks import _VERDICTS, _answer_key, _buggy_labels
 
 import checker_helpers  # tests/checker_helpers.py: the shared assertions
 from checker_helpers import stub
@@ -542,7 +542,7 @@ def test_masked_attention_input_shows_the_mask_as_numbers():
 
 
 def test_reference_cases_have_no_nan():
-    from course_utils.checks.nb03 import _ATTENTION_CASES
+    from course_utils.checks.masks import _ATTENTION_CASES
 
     for case in _ATTENTION_CASES:
         output, weights = cu.scaled_dot_product_attention(*case.args)
@@ -634,7 +634,7 @@ def test_situations_are_consistent():
 def test_buggy_means_a_real_output_changes():
     """The definition the exercise states, checked numerically: a candidate is buggy exactly when
     some real token's output differs from the output under the intended mask."""
-    from course_utils.tickets import padded_batch
+    from course_utils.lessons.data import padded_batch
 
     rng = np.random.default_rng(1)
     W_Q, W_K, W_V = rng.normal(size=(3, 4, 4))

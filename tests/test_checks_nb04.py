@@ -17,7 +17,7 @@ from course_utils.checks import (
     check_multi_head_attention,
     check_split_heads,
 )
-from course_utils.checks.nb04 import _MERGE_CASES, _MHA_CASES, _SPLIT_CASES
+from course_utils.checks.heads import _MERGE_CASES, _MHA_CASES, _SPLIT_CASES
 
 import checker_helpers  # tests/checker_helpers.py: the shared assertions
 from checker_helpers import stub
@@ -278,8 +278,8 @@ def test_every_merge_known_mistake_has_a_mutant():
 
 
 def test_merge_ticket_case_is_a_round_trip():
-    from course_utils.heads import embed_wide, random_projections
-    from course_utils.tickets import TICKET
+    from course_utils.lessons.data import embed_wide, random_projections
+    from course_utils.lessons.data import TICKET
 
     (x,) = _MERGE_CASES[-1].args
     v = (embed_wide(TICKET) @ random_projections()[2]).round(2)

@@ -20,9 +20,9 @@ from course_utils.checks import (
     check_plot_diagnoses,
     check_removal_effects,
 )
-from course_utils.checks.nb05 import _VERDICTS
-from course_utils.influence import contributions as reference_contributions
-from course_utils.influence import removal_effects as reference_removal_effects
+from course_utils.checks.reading import _VERDICTS
+from course_utils.lessons.influence import contributions as reference_contributions
+from course_utils.lessons.influence import removal_effects as reference_removal_effects
 
 import checker_helpers  # tests/checker_helpers.py: the shared assertions
 from checker_helpers import stub
@@ -134,7 +134,7 @@ def test_every_contributions_mistake_has_a_mutant():
 
 def test_contributions_broadcast_error_is_recognised():
     """weights * values on notebook 01's row, (3,) * (3, 2), fails to broadcast: same hint."""
-    from course_utils.checks.nb05 import _CONTRIBUTION_CASES
+    from course_utils.checks.reading import _CONTRIBUTION_CASES
 
     result = check_contributions(lambda w, v: w * v if w.shape[0] != 2 else w[:, None] * v)
     assert_wrong(result, 3, "*columns*")
@@ -489,7 +489,7 @@ def test_capstone_broadcast_error_without_head_axis_is_recognised():
 
 
 def test_capstone_cases_include_rows_with_no_permitted_key():
-    from course_utils.checks.nb05 import _CAPSTONE_CASES, _reference_capstone
+    from course_utils.checks.reading import _CAPSTONE_CASES, _reference_capstone
 
     empty_cases = 0
     for case in _CAPSTONE_CASES:

@@ -12,8 +12,8 @@ from course_utils.checks import (
     check_grad_scores,
     check_softmax_backward,
 )
-from course_utils.training import grad_scores as reference_grad_scores
-from course_utils.training import softmax_backward as reference_softmax_backward
+from course_utils.lessons.training import grad_scores as reference_grad_scores
+from course_utils.lessons.training import softmax_backward as reference_softmax_backward
 
 from checker_helpers import assert_wrong as assert_wrong_with_hint  # tests/checker_helpers.py
 from checker_helpers import stub

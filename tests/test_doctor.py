@@ -1,4 +1,4 @@
-"""course_utils.doctor: every failure it must find is provoked with fake inputs (versions, kernelspec
+"""course_utils.tools.doctor: every failure it must find is provoked with fake inputs (versions, kernelspec
 JSON, script files, stamp times), then the real command runs on the real environment (exit 0) and
 with a fake kernelspec and widget extension on JUPYTER_PATH (exit 1, both reported)."""
 from __future__ import annotations
@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 import course_utils
-from course_utils import doctor
-from course_utils.doctor import CheckResult, CourseEnv
+from course_utils.tools import doctor
+from course_utils.tools.doctor import Finding, CourseEnv
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCK_PINS = doctor.parse_lock((ROOT / doctor.lock_name(sys.version_info)).read_text())
@@ -56,39 +56,39 @@ def test_find_repo_from_the_notebooks_folder():
 
 # -- 1. wrong Python ------------------------------------------------------------------------------
 def test_python_older_than_310_is_a_problem_with_the_rebuild_command(fake_env):
-    result = doctor.check_python((3, 9, 7), str(fake_env.venv), fake_env.python, fake_env)
+    result = doctor.diagnose_python((3, 9, 7), str(fake_env.venv), fake_env.python, fake_env)
     assert not result.ok
     assert "Python 3.9.7 is too old: the course needs 3.10 or newer" in result.message
     assert "make clean-env && make env PYTHON=python3.11" in result.fix
 
 
 def test_a_python_other_than_the_venvs_is_a_problem(fake_env):
-    result = doctor.check_python((3, 11, 2), "/usr", "/usr/bin/python3", fake_env)
+    result = doctor.diagnose_python((3, 11, 2), "/usr", "/usr/bin/python3", fake_env)
     assert not result.ok
     assert "this is /usr/bin/python3 (Python 3.11.2), not the course's Python (.venv/bin/python)" in result.message
     assert "`make doctor`" in result.fix and "source .venv/bin/activate" in result.fix
 
 
 def test_the_venvs_python_passes_and_without_a_venv_any_new_python_passes(fake_env):
-    assert doctor.check_python((3, 11, 7), str(fake_env.venv), fake_env.python, fake_env).ok
+    assert doctor.diagnose_python((3, 11, 7), str(fake_env.venv), fake_env.python, fake_env).ok
     no_venv = CourseEnv(fake_env.repo, None, "/opt/conda/bin/python")
-    result = doctor.check_python((3, 12, 1), "/opt/conda", "/opt/conda/bin/python", no_venv)
+    result = doctor.diagnose_python((3, 12, 1), "/opt/conda", "/opt/conda/bin/python", no_venv)
     assert result.ok and "no .venv here" in result.message
 
 
 def test_a_kernel_from_another_environment_is_a_problem(fake_env):
-    result = doctor.check_kernel_python("/usr/bin/python3", "/usr", fake_env)
+    result = doctor.diagnose_kernel_python("/usr/bin/python3", "/usr", fake_env)
     assert not result.ok
     assert "this notebook's kernel runs /usr/bin/python3, not the course's Python" in result.message
     assert "make lab" in result.fix and "Kernel > Change Kernel" in result.fix
-    assert doctor.check_kernel_python(fake_env.python, str(fake_env.venv), fake_env).ok
+    assert doctor.diagnose_kernel_python(fake_env.python, str(fake_env.venv), fake_env).ok
 
 
 # -- 4. stale install -----------------------------------------------------------------------------
 def test_installed_versions_that_differ_from_the_lock_are_listed_with_the_reinstall_command(real_env):
     installed = dict(LOCK_PINS, numpy="1.26.4")
     del installed["ipywidgets"]
-    result = doctor.check_packages(LOCK_PINS, installed, "requirements.lock", real_env)
+    result = doctor.diagnose_packages(LOCK_PINS, installed, "requirements.lock", real_env)
     assert not result.ok
     assert result.message.startswith("2 packages differ from requirements.lock: ")
     assert f"ipywidgets missing (lock: {LOCK_PINS['ipywidgets']})" in result.message
@@ -98,20 +98,20 @@ def test_installed_versions_that_differ_from_the_lock_are_listed_with_the_reinst
 
 def test_packages_match_and_extra_packages_are_ignored(real_env):
     installed = dict(LOCK_PINS, torch="2.13.0+cpu")
-    result = doctor.check_packages(LOCK_PINS, installed, "requirements.lock", real_env)
+    result = doctor.diagnose_packages(LOCK_PINS, installed, "requirements.lock", real_env)
     assert result.ok and result.message == f"{len(LOCK_PINS)} packages match requirements.lock"
 
 
 def test_without_a_venv_only_the_direct_requirements_are_compared(real_env):
     installed = dict(LOCK_PINS, anyio="0.0.1")  # a transitive package conda resolved differently
-    assert doctor.check_packages(LOCK_PINS, installed, "requirements.lock", real_env, only=["numpy", "ipywidgets"]).ok
+    assert doctor.diagnose_packages(LOCK_PINS, installed, "requirements.lock", real_env, only=["numpy", "ipywidgets"]).ok
     installed["numpy"] = "1.0"
-    assert not doctor.check_packages(LOCK_PINS, installed, "requirements.lock", real_env, only=["numpy"]).ok
+    assert not doctor.diagnose_packages(LOCK_PINS, installed, "requirements.lock", real_env, only=["numpy"]).ok
 
 
 def test_course_utils_from_another_clone_is_a_problem(real_env, tmp_path):
     other = tmp_path / "old-clone" / "course_utils" / "__init__.py"
-    result = doctor.check_course_utils(str(other), None, EDITABLE_HERE, real_env)
+    result = doctor.diagnose_course_utils(str(other), None, EDITABLE_HERE, real_env)
     assert not result.ok
     assert f"imported from {other.parent}, not from this repository ({ROOT})" in result.message
     assert result.fix == "In the course folder: `.venv/bin/python -m pip install --no-deps -e .`"
@@ -119,46 +119,46 @@ def test_course_utils_from_another_clone_is_a_problem(real_env, tmp_path):
 
 def test_course_utils_not_installed_or_installed_as_a_copy_is_a_problem(real_env, tmp_path):
     here = course_utils.__file__
-    missing = doctor.check_course_utils(here, None, None, real_env)
+    missing = doctor.diagnose_course_utils(here, None, None, real_env)
     assert not missing.ok and "ModuleNotFoundError" in missing.message
-    copy = doctor.check_course_utils(here, None, {"url": tmp_path.as_uri(), "dir_info": {}}, real_env)
+    copy = doctor.diagnose_course_utils(here, None, {"url": tmp_path.as_uri(), "dir_info": {}}, real_env)
     assert not copy.ok and f"a copy from {tmp_path}" in copy.message
-    not_editable = doctor.check_course_utils(here, None, {"url": ROOT.as_uri()}, real_env)
+    not_editable = doctor.diagnose_course_utils(here, None, {"url": ROOT.as_uri()}, real_env)
     assert not not_editable.ok
-    failed = doctor.check_course_utils(None, "ModuleNotFoundError: No module named 'numpy'", None, real_env)
+    failed = doctor.diagnose_course_utils(None, "ModuleNotFoundError: No module named 'numpy'", None, real_env)
     assert not failed.ok and "pip install --no-deps -r" in failed.fix
-    assert doctor.check_course_utils(here, None, EDITABLE_HERE, real_env).ok
+    assert doctor.diagnose_course_utils(here, None, EDITABLE_HERE, real_env).ok
 
 
 def test_a_stamp_older_than_the_lock_or_missing_is_a_problem(fake_env):
     lock = fake_env.repo / "requirements.lock"
-    missing = doctor.check_stamp(fake_env, lock)
+    missing = doctor.diagnose_stamp(fake_env, lock)
     assert not missing.ok and "never completed by `make env`" in missing.message and missing.fix == "`make env`"
     stamp = fake_env.venv / ".installed-requirements.lock"
     stamp.touch()
     os.utime(stamp, (1_700_000_000, 1_700_000_000))
     os.utime(lock, (1_700_000_100, 1_700_000_100))
-    stale = doctor.check_stamp(fake_env, lock)
+    stale = doctor.diagnose_stamp(fake_env, lock)
     assert not stale.ok and "requirements.lock changed" in stale.message and "`make env`" in stale.fix
     os.utime(stamp, (1_700_000_200, 1_700_000_200))
-    assert doctor.check_stamp(fake_env, lock).ok
+    assert doctor.diagnose_stamp(fake_env, lock).ok
 
 
 # -- matplotlib -----------------------------------------------------------------------------------
 def test_a_non_inline_backend_in_a_notebook_is_a_problem():
-    result = doctor.check_matplotlib_backend("agg")
+    result = doctor.diagnose_matplotlib_backend("agg")
     assert not result.ok and "backend is 'agg'" in result.message and "%matplotlib inline" in result.fix
-    assert doctor.check_matplotlib_backend("module://matplotlib_inline.backend_inline").ok
-    assert doctor.check_matplotlib_backend("module://ipympl.backend_nbagg").ok
+    assert doctor.diagnose_matplotlib_backend("module://matplotlib_inline.backend_inline").ok
+    assert doctor.diagnose_matplotlib_backend("module://ipympl.backend_nbagg").ok
 
 
 def test_a_figure_that_cannot_be_drawn_is_a_problem():
     def broken():
         raise RuntimeError("no fonts")
-    result = doctor.check_figure(draw=broken)
+    result = doctor.diagnose_figure(draw=broken)
     assert not result.ok and "RuntimeError: no fonts" in result.message
-    assert not doctor.check_figure(draw=lambda: b"GIF89a").ok
-    assert doctor.check_figure().ok
+    assert not doctor.diagnose_figure(draw=lambda: b"GIF89a").ok
+    assert doctor.diagnose_figure().ok
 
 
 # -- reading scripts and processes -----------------------------------------------------------------
@@ -186,7 +186,7 @@ def test_interpreter_from_an_env_shebang_is_looked_up_on_path(tmp_path):
     (["/opt/py/bin/python", "-m", "jupyterlab", "--port=9000"], "/opt/py/bin/python"),
     (["/srv/conda/bin/python", "/srv/conda/bin/jupyterhub-singleuser"], "/srv/conda/bin/python"),
     (["/repo/.venv/bin/python", "-m", "pytest", "-q"], None),
-    (["/repo/.venv/bin/python", "-m", "course_utils.build", "--execute-solutions"], None),
+    (["/repo/.venv/bin/python", "-m", "course_utils.tools.build", "--execute-solutions"], None),
     (["/usr/share/code/code", "--type=utility"], None),
     ([], None),
 ])
@@ -209,7 +209,7 @@ def _server(prefix="/srv/other", manager=("/srv/other/share/jupyter/labextension
 
 
 def test_a_jupyterlab_without_jupyterlab_widgets_is_a_problem(real_env):
-    result = doctor.check_server_widgets(_server(manager=None), "jupyter on PATH: /srv/other/bin/jupyter",
+    result = doctor.diagnose_server_widgets(_server(manager=None), "jupyter on PATH: /srv/other/bin/jupyter",
                                          "8.1.9", real_env, is_course_server=False, widgets_pin="3.0.17")
     assert not result.ok
     assert "cannot draw widgets: jupyterlab_widgets is not installed in its environment (/srv/other/bin/python)" \
@@ -220,7 +220,7 @@ def test_a_jupyterlab_without_jupyterlab_widgets_is_a_problem(real_env):
 
 
 def test_the_course_jupyterlab_without_the_extension_gets_the_lock_reinstalled(real_env):
-    result = doctor.check_server_widgets(_server(manager=None), ".venv/bin/jupyter", "8.1.9", real_env,
+    result = doctor.diagnose_server_widgets(_server(manager=None), ".venv/bin/jupyter", "8.1.9", real_env,
                                          is_course_server=True)
     assert not result.ok and result.fix.startswith(".venv/bin/python -m pip install --no-deps -r ")
 
@@ -228,20 +228,20 @@ def test_the_course_jupyterlab_without_the_extension_gets_the_lock_reinstalled(r
 def test_a_widget_extension_for_ipywidgets_7_is_a_problem(real_env):
     in_env = _server(manager=("/srv/other/share/jupyter/labextensions/@jupyter-widgets/jupyterlab-manager/"
                               "package.json", "3.1.9"))
-    result = doctor.check_server_widgets(in_env, "jupyter on PATH", "8.1.9", real_env, is_course_server=False)
+    result = doctor.diagnose_server_widgets(in_env, "jupyter on PATH", "8.1.9", real_env, is_course_server=False)
     assert not result.ok and "widget extension 3.1.9" in result.message and "cannot draw ipywidgets 8.1.9" in result.message
     assert "`make lab`" in result.fix
     # a stray old copy in the user's folder comes first on the search path: remove it
     stray = "/home/me/.local/share/jupyter/labextensions/@jupyter-widgets/jupyterlab-manager"
     user = _server(prefix=str(ROOT / ".venv"), manager=(stray + "/package.json", "3.0.1"))
-    result = doctor.check_server_widgets(user, ".venv/bin/jupyter", "8.1.9", real_env, is_course_server=True)
+    result = doctor.diagnose_server_widgets(user, ".venv/bin/jupyter", "8.1.9", real_env, is_course_server=True)
     assert not result.ok and result.fix.endswith(f"`rm -r '{stray}'`")
 
 
 def test_no_jupyterlab_or_a_too_old_one_is_a_problem(real_env):
-    assert not doctor.check_server_widgets(_server(lab=None), "x", "8.1.9", real_env, False).ok
-    assert not doctor.check_server_widgets(_server(lab="2.3.2"), "x", "8.1.9", real_env, False).ok
-    ok = doctor.check_server_widgets(_server(), "x", "8.1.9", real_env, False)
+    assert not doctor.diagnose_server_widgets(_server(lab=None), "x", "8.1.9", real_env, False).ok
+    assert not doctor.diagnose_server_widgets(_server(lab="2.3.2"), "x", "8.1.9", real_env, False).ok
+    ok = doctor.diagnose_server_widgets(_server(), "x", "8.1.9", real_env, False)
     assert ok.ok and ok.message == "JupyterLab 4.6.6 with widget extension 5.0.16: sliders can render"
 
 
@@ -257,7 +257,7 @@ def _never(*_):
 def test_the_course_kernel_passes_without_probing(real_env):
     server = dict(_server(prefix=str(ROOT / ".venv")), executable=real_env.python,
                   kernelspecs=_specs("python", str(ROOT / ".venv/share/jupyter/kernels/python3")))
-    result = doctor.check_kernelspec(server, ".venv/bin/jupyter", real_env, "2.4.6", True, probe=_never)
+    result = doctor.diagnose_kernelspec(server, ".venv/bin/jupyter", real_env, "2.4.6", True, probe=_never)
     assert result.ok and result.message == "its python3 kernel runs .venv/bin/python, the course's Python"
 
 
@@ -265,7 +265,7 @@ def test_a_user_kernelspec_naming_another_python_is_a_problem_with_the_rm_fix(re
     spec_dir = "/home/me/.local/share/jupyter/kernels/python3"
     server = dict(_server(prefix=str(ROOT / ".venv")), kernelspecs=_specs("/usr/bin/python3", spec_dir))
     found = {"numpy": None, "course_utils": None, "ipykernel": True}
-    result = doctor.check_kernelspec(server, ".venv/bin/jupyter", real_env, "2.4.6", True, probe=lambda *_: found)
+    result = doctor.diagnose_kernelspec(server, ".venv/bin/jupyter", real_env, "2.4.6", True, probe=lambda *_: found)
     assert not result.ok
     assert result.message == ("its python3 kernel runs /usr/bin/python3, which cannot import course_utils and has "
                               f"no numpy (the course's: 2.4.6) (kernelspec: {spec_dir})")
@@ -276,7 +276,7 @@ def test_a_kernel_with_a_different_numpy_from_jupyter_path_is_a_problem(real_env
     server = dict(_server(prefix=str(ROOT / ".venv")), jupyter_path="/shared/jupyter",
                   kernelspecs=_specs("/opt/conda/bin/python", "/shared/jupyter/kernels/python3"))
     found = {"numpy": "1.26.4", "course_utils": course_utils.__file__, "ipykernel": True}
-    result = doctor.check_kernelspec(server, ".venv/bin/jupyter", real_env, "2.4.6", True, probe=lambda *_: found)
+    result = doctor.diagnose_kernelspec(server, ".venv/bin/jupyter", real_env, "2.4.6", True, probe=lambda *_: found)
     assert not result.ok and "has numpy 1.26.4 (the course's: 2.4.6)" in result.message
     assert "`unset JUPYTER_PATH`" in result.fix
 
@@ -284,38 +284,38 @@ def test_a_kernel_with_a_different_numpy_from_jupyter_path_is_a_problem(real_env
 def test_the_python3_kernel_of_another_jupyterlab_is_a_problem_fixed_by_make_lab(real_env):
     server = dict(_server(), kernelspecs=_specs("python", "/srv/other/share/jupyter/kernels/python3"))
     found = {"numpy": None, "course_utils": None, "ipykernel": True}
-    result = doctor.check_kernelspec(server, "jupyter on PATH", real_env, "2.4.6", False, probe=lambda *_: found)
+    result = doctor.diagnose_kernelspec(server, "jupyter on PATH", real_env, "2.4.6", False, probe=lambda *_: found)
     assert not result.ok and "runs /srv/other/bin/python" in result.message
     assert result.fix.startswith("Start JupyterLab with `make lab`")
 
 
 def test_missing_interpreter_missing_spec_and_another_good_env(real_env):
     server = dict(_server(), kernelspecs=_specs("/gone/bin/python", "/gone/kernels/python3"))
-    gone = doctor.check_kernelspec(server, "x", real_env, "2.4.6", False)  # the real probe: file does not exist
+    gone = doctor.diagnose_kernelspec(server, "x", real_env, "2.4.6", False)  # the real probe: file does not exist
     assert not gone.ok and "which does not exist" in gone.message
-    no_spec = doctor.check_kernelspec(dict(_server(), kernelspecs={}), "x", real_env, "2.4.6", False)
+    no_spec = doctor.diagnose_kernelspec(dict(_server(), kernelspecs={}), "x", real_env, "2.4.6", False)
     assert not no_spec.ok and "no python3 kernel" in no_spec.message
     good = {"numpy": "2.4.6", "course_utils": course_utils.__file__, "ipykernel": True}
     conda = dict(_server(), kernelspecs=_specs("/opt/conda/envs/course/bin/python", "/x/kernels/python3"))
-    assert doctor.check_kernelspec(conda, "x", real_env, "2.4.6", False, probe=lambda *_: good).ok
+    assert doctor.diagnose_kernelspec(conda, "x", real_env, "2.4.6", False, probe=lambda *_: good).ok
 
 
 # -- the whole run ----------------------------------------------------------------------------------
 def test_main_prints_one_line_per_check_then_the_fixes_and_exits_1(monkeypatch, capsys):
-    results = [CheckResult("python", True, "Python 3.11.7"),
-               CheckResult("kernel (x)", False, "its python3 kernel runs /usr/bin/python3", "`rm -r '/k'`")]
-    monkeypatch.setattr(doctor, "run_checks", lambda context, env: results)
+    results = [Finding("python", True, "Python 3.11.7"),
+               Finding("kernel (x)", False, "its python3 kernel runs /usr/bin/python3", "`rm -r '/k'`")]
+    monkeypatch.setattr(doctor, "diagnose_all", lambda context, env: results)
     assert doctor.main([]) == 1
     out = capsys.readouterr().out
     assert "ok       python: Python 3.11.7\nPROBLEM  kernel (x): its python3 kernel runs /usr/bin/python3\n" in out
     assert "1 problem found." in out and "1. kernel (x): its python3 kernel runs /usr/bin/python3\n   fix: `rm -r '/k'`" in out
-    monkeypatch.setattr(doctor, "run_checks", lambda context, env: results[:1])
+    monkeypatch.setattr(doctor, "diagnose_all", lambda context, env: results[:1])
     assert doctor.main([]) == 0
     assert "All set: 1 checks passed." in capsys.readouterr().out
 
 
 # -- wrapping (issue 10: notebook 00's line broke inside "5.0.16") -------------------------------
-WIDGETS_LINE = CheckResult("widgets (the JupyterLab showing this page, run by .venv/bin/python)", True,
+WIDGETS_LINE = Finding("widgets (the JupyterLab showing this page, run by .venv/bin/python)", True,
                            "JupyterLab 4.6.6 with widget extension 5.0.16: sliders can render")
 
 
@@ -354,7 +354,7 @@ def test_wrap_keeps_commands_and_short_lines_whole():
 
 
 def test_summary_wraps_the_problems_and_their_fixes(capsys):
-    problem = CheckResult("widgets (.venv/bin/jupyter)", False, "JupyterLab 4.6.6 has no widget extension "
+    problem = Finding("widgets (.venv/bin/jupyter)", False, "JupyterLab 4.6.6 has no widget extension "
                           "(ipywidgets 8.1.9 needs jupyterlab_widgets 3.0.17)",
                           "`.venv/bin/python -m pip install --no-deps -r requirements.lock`, then restart JupyterLab")
     assert doctor.summary([problem], width=60) is False
@@ -376,7 +376,7 @@ def test_output_width_is_the_notebook_width_in_a_kernel(monkeypatch):
 
 
 def test_kernel_context_checks_pass_in_this_environment(real_env):
-    results = doctor.python_checks("kernel", real_env) + doctor.package_checks("kernel", real_env)
+    results = doctor.python_diagnoses("kernel", real_env) + doctor.package_diagnoses("kernel", real_env)
     assert all(r.ok for r in results), "\n".join(map(str, results))
 
 
@@ -388,7 +388,7 @@ def _run_doctor(*args, env_update=None, python=sys.executable):
 
 
 def test_make_doctor_passes_on_this_environment():
-    done = _run_doctor("-m", "course_utils.doctor")
+    done = _run_doctor("-m", "course_utils.tools.doctor")
     assert done.returncode == 0, done.stdout + done.stderr
     lines = [l for l in done.stdout.splitlines() if l.startswith(("ok ", "PROBLEM "))]
     assert len(lines) >= 7 and all(l.startswith("ok ") for l in lines), done.stdout
@@ -407,7 +407,7 @@ def test_a_foreign_kernelspec_and_an_old_widget_extension_on_jupyter_path_are_re
     manager.mkdir(parents=True)
     (manager / "package.json").write_text(json.dumps({"name": "@jupyter-widgets/jupyterlab-manager", "version": "3.0.1"}))
 
-    done = _run_doctor("-m", "course_utils.doctor", env_update={"JUPYTER_PATH": str(tmp_path)})
+    done = _run_doctor("-m", "course_utils.tools.doctor", env_update={"JUPYTER_PATH": str(tmp_path)})
     assert done.returncode == 1, done.stdout + done.stderr
     out = done.stdout
     assert f"PROBLEM  kernel (.venv/bin/jupyter): its python3 kernel runs {other}, which cannot import course_utils" in out
@@ -420,7 +420,7 @@ def test_run_as_a_script_by_another_python_it_says_so():
     other = getattr(sys, "_base_executable", None)
     if not other or sys.prefix == sys.base_prefix:
         pytest.skip("not running in a venv: no other Python at hand")
-    done = _run_doctor("course_utils/doctor.py", python=other)
+    done = _run_doctor("course_utils/tools/doctor.py", python=other)
     assert done.returncode == 1, done.stdout + done.stderr
     assert f"PROBLEM  python: this is {other}" in done.stdout
     assert "fix: Use the course's Python: `make doctor`" in done.stdout

@@ -5,20 +5,9 @@ import numpy as np
 import pytest
 
 import course_utils as cu
-from course_utils.heads import (
-    D_MODEL,
-    PATTERNS,
-    PROJECTION_SCALE,
-    VOCABULARY,
-    embed_wide,
-    head_columns,
-    padded_batch_wide,
-    pattern_scores,
-    permute_heads,
-    random_projections,
-    wide_embeddings,
-)
-from course_utils.tickets import EMBEDDINGS, TICKET, TICKETS
+from course_utils.lessons.data import D_MODEL, PROJECTION_SCALE, VOCABULARY, embed_wide, padded_batch_wide, random_projections, wide_embeddings
+from course_utils.lessons.heads import PATTERNS, head_columns, pattern_scores, permute_heads
+from course_utils.lessons.data import EMBEDDINGS, TICKET, TICKETS
 
 
 # ---------------------------------------------------------------- embeddings
@@ -56,8 +45,10 @@ def test_embed_wide_errors():
         embed_wide("charger")
     with pytest.raises(TypeError, match="d_model must be a positive int"):
         embed_wide(TICKET, d_model=8.0)
+    with pytest.raises(ValueError, match="seed must be a non-negative int; got seed=-1"):
+        embed_wide(TICKET, seed=-1)  # the same error as every seed of the package (_validate.check_seed)
     with pytest.raises(TypeError, match="seed must be a non-negative int"):
-        embed_wide(TICKET, seed=-1)
+        embed_wide(TICKET, seed=1.0)
 
 
 def test_padded_batch_wide_pads_at_the_end():

@@ -210,7 +210,7 @@ def test_not_attempted_says_exactly_what_to_replace():
 def test_online_update_hints_use_the_notebooks_name_rescale():
     """07: the hints called the rescale factor `alpha`; the notebook's code calls it `rescale`."""
     from course_utils.checks import ONLINE_UPDATE_MISTAKES
-    from course_utils.checks.nb07 import _HINTS
+    from course_utils.checks.scale import _HINTS
 
     texts = [m.hint for m in ONLINE_UPDATE_MISTAKES] + list(_HINTS.values())
     assert not any("alpha" in t for t in texts)

@@ -3,17 +3,9 @@ import numpy as np
 import pytest
 
 import course_utils as cu
-from course_utils.examples import ARTICLE_SCORES, ARTICLE_VALUES
-from course_utils.influence import (
-    EXPERIMENT_QUERY,
-    EXPERIMENT_READOUT,
-    EXPERIMENT_SCORES,
-    EXPERIMENT_TOKENS,
-    EXPERIMENT_VALUES,
-    contributions,
-    removal_effects,
-    removal_outputs,
-)
+from course_utils.lessons.data import ARTICLE_SCORES, ARTICLE_VALUES
+from course_utils.lessons.data import EXPERIMENT_QUERY, EXPERIMENT_READOUT, EXPERIMENT_SCORES, EXPERIMENT_TOKENS, EXPERIMENT_VALUES
+from course_utils.lessons.influence import contributions, removal_effects, removal_outputs
 
 
 def removal_effects_loop(scores, values):

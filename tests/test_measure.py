@@ -1,10 +1,10 @@
-"""course_utils.measure: the timing and memory helpers of notebook 07 and benchmarks/."""
+"""course_utils.lessons.measure: the timing and memory helpers of notebook 07 and benchmarks/."""
 import tracemalloc
 
 import numpy as np
 import pytest
 
-from course_utils.measure import peak_bytes, time_call
+from course_utils.lessons.measure import peak_bytes, time_call
 
 
 def test_time_call_counts_the_warm_up_and_orders_median_and_p95():

@@ -1,13 +1,13 @@
-"""notebooks/ is exactly what course_utils.build generates from solutions/."""
+"""notebooks/ is exactly what course_utils.tools.build generates from solutions/."""
 import ast
 
 import nbformat
 
-from course_utils import build
+from course_utils.tools import build
 
 
 def test_learner_notebooks_are_up_to_date():
-    problems = build.check()
+    problems = build.out_of_date()
     assert not problems, "learner notebooks are out of date; run `make notebooks`:\n" + "\n".join(map(str, problems))
 
 

@@ -43,7 +43,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "solutions"
 LEARNER = ROOT / "notebooks"
-CELL_TIMEOUT = 120  # seconds per cell, as course_utils.build --execute-solutions
+CELL_TIMEOUT = 120  # seconds per cell, as course_utils.tools.build --execute-solutions
 
 GUARD_SOURCE = r'''
 """Network guard for the offline test (tests/test_offline.py): any non-loopback access raises and is logged."""

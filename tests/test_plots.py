@@ -14,7 +14,7 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.image import AxesImage  # noqa: E402
 from matplotlib.path import Path  # noqa: E402
 
-from course_utils.examples import ARTICLE_SCORES, ARTICLE_TOKENS, ARTICLE_VALUES  # noqa: E402
+from course_utils.lessons.data import ARTICLE_SCORES, ARTICLE_TOKENS, ARTICLE_VALUES  # noqa: E402
 from course_utils.masks import causal_mask  # noqa: E402
 from course_utils.plots import (  # noqa: E402
     attention_heatmap,

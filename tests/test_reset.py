@@ -1,4 +1,4 @@
-"""Tests for course_utils.reset (`make reset NB=01`), on copies of the real notebooks in tmp_path."""
+"""Tests for course_utils.tools.reset (`make reset NB=01`), on copies of the real notebooks in tmp_path."""
 
 import datetime as dt
 import json
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from course_utils import build as B
-from course_utils import reset as R
+from course_utils.tools import build as B
+from course_utils.tools import reset as R
 
 NOW = dt.datetime(2026, 11, 29, 14, 30, 0)
 EDIT = "# my own note, which must survive a reset"
@@ -44,7 +44,7 @@ def edit(path, text=EDIT):
 
 
 def generated_bytes(solutions, stem, tmp_path):
-    """The bytes course_utils.build writes for a fresh learner notebook."""
+    """The bytes course_utils.tools.build writes for a fresh learner notebook."""
     out = tmp_path / "fresh" / f"{stem}.ipynb"
     out.parent.mkdir(exist_ok=True)
     B.write_notebook(B.learner_notebook(B.read_notebook(solutions / f"{stem}.ipynb"),
@@ -64,7 +64,7 @@ def test_reset_keeps_the_edit_in_a_backup_and_restores_the_generated_notebook(co
     assert result.backup == backups / f"{stem}.20261129-143000.ipynb"
     assert result.backup.read_bytes() == edited and EDIT in result.backup.read_text(encoding="utf-8")
     assert target.read_bytes() == generated_bytes(solutions, stem, tmp_path)
-    assert not B.check(solutions, notebooks)
+    assert not B.out_of_date(solutions, notebooks)
     assert str(result.backup.name) in result.message
     assert sorted(p.name for p in notebooks.iterdir()) == sorted(p.name for p in solutions.iterdir()), \
         "no temporary file is left behind"
@@ -124,7 +124,7 @@ def test_a_missing_notebook_is_created(course):
     (notebooks / f"{stem}.ipynb").unlink()
     result = R.reset(f"{stem}.ipynb", solutions, notebooks, backups)
     assert result.status == "created" and result.backup is None
-    assert not B.check(solutions, notebooks)
+    assert not B.out_of_date(solutions, notebooks)
 
 
 def test_a_broken_notebook_file_is_backed_up_byte_for_byte(course):
@@ -134,7 +134,7 @@ def test_a_broken_notebook_file_is_backed_up_byte_for_byte(course):
     target.write_bytes(b'{"cells": [ half a notebook')
     result = R.reset(stem, solutions, notebooks, backups)
     assert result.backup.read_bytes() == b'{"cells": [ half a notebook'
-    assert not B.check(solutions, notebooks)
+    assert not B.out_of_date(solutions, notebooks)
 
 
 @pytest.mark.parametrize("damage", ["different bytes", "missing"])
@@ -210,7 +210,7 @@ def test_a_bad_name_among_several_resets_nothing(course, capsys):
 def test_make_reset_runs_the_module_with_nb():
     if shutil.which("make") is None:
         pytest.skip("make is not installed")
-    root = Path(B.__file__).resolve().parent.parent
+    root = Path(B.__file__).resolve().parents[2]  # course_utils/tools/build.py -> the repository
     out = subprocess.run(["make", "-n", "--no-print-directory", "reset", "NB=02"], cwd=root,
                          capture_output=True, text=True, check=True).stdout
-    assert "-m course_utils.reset 02" in out
+    assert "-m course_utils.tools.reset 02" in out

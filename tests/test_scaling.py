@@ -1,8 +1,8 @@
-"""course_utils.scaling: the sqrt(d_k) experiments of notebook 02."""
+"""course_utils.lessons.scaling: the sqrt(d_k) experiments of notebook 02."""
 import numpy as np
 import pytest
 
-from course_utils.scaling import (
+from course_utils.lessons.scaling import (
     DEFAULT_MAX_D_K,
     dot_product_std,
     entropy,
@@ -30,7 +30,7 @@ def test_std_is_seeded_and_independent_of_the_list():
 
 
 def test_std_chunks_give_the_same_numbers_as_one_draw(monkeypatch):
-    import course_utils.scaling as scaling
+    import course_utils.lessons.scaling as scaling
 
     whole = dot_product_std([512], n_pairs=3000)
     monkeypatch.setattr(scaling, "_CHUNK_ELEMENTS", 1 << 16)  # many chunks

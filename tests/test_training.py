@@ -1,8 +1,8 @@
-"""Tests of course_utils.training: the toy task, the hand-written gradients, training."""
+"""Tests of course_utils.lessons.training: the toy task, the hand-written gradients, training."""
 import numpy as np
 import pytest
 
-from course_utils import training as tr
+from course_utils.lessons import training as tr
 from course_utils.softmax import softmax
 
 

@@ -13,7 +13,7 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.path import Path  # noqa: E402
 
 from course_utils.attention import attention_row  # noqa: E402
-from course_utils.examples import ARTICLE_VALUES  # noqa: E402
+from course_utils.lessons.data import ARTICLE_VALUES  # noqa: E402
 from course_utils.plots import convex_hull  # noqa: E402
 from course_utils.softmax import softmax  # noqa: E402
 from course_utils.widgets import AttentionRowDashboard, Dashboard, float_slider  # noqa: E402

@@ -8,8 +8,8 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 import course_utils as cu  # noqa: E402
-from course_utils.heads import embed_wide, random_projections  # noqa: E402
-from course_utils.tickets import TICKET  # noqa: E402
+from course_utils.lessons.data import embed_wide, random_projections  # noqa: E402
+from course_utils.lessons.data import TICKET  # noqa: E402
 from course_utils.widgets import HeadsDashboard  # noqa: E402
 from course_utils.widgets.heads import HEAD_OPTIONS  # noqa: E402
 from widget_helpers import RecordingHandle  # noqa: E402  (tests/widget_helpers.py)

@@ -1,4 +1,4 @@
-"""Tests of the notebook-05 dashboard (course_utils.widgets.influence), headless (Agg)."""
+"""Tests of the notebook-05 dashboard (course_utils.widgets.reading), headless (Agg)."""
 import matplotlib
 
 matplotlib.use("Agg")
@@ -8,12 +8,8 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 import course_utils as cu  # noqa: E402
-from course_utils.influence import (  # noqa: E402
-    EXPERIMENT_SCORES,
-    EXPERIMENT_TOKENS,
-    EXPERIMENT_VALUES,
-    removal_effects,
-)
+from course_utils.lessons.data import EXPERIMENT_SCORES, EXPERIMENT_TOKENS, EXPERIMENT_VALUES
+from course_utils.lessons.influence import removal_effects  # noqa: E402
 from course_utils.widgets import ValueScaleDashboard  # noqa: E402
 from widget_helpers import RecordingHandle  # noqa: E402  (tests/widget_helpers.py)
 

@@ -1,4 +1,5 @@
-"""Tests of the notebook-03 dashboards and helpers (course_utils.widgets.masks), headless (Agg)."""
+"""Tests of the notebook-03 dashboards (course_utils.widgets.masks) and their helpers
+(course_utils.lessons.masking, stand_in_projections), headless (Agg)."""
 import matplotlib
 
 matplotlib.use("Agg")
@@ -8,14 +9,10 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 import course_utils as cu  # noqa: E402
-from course_utils.tickets import TICKET, TICKETS, embed  # noqa: E402
+from course_utils.lessons.data import TICKET, TICKETS, embed  # noqa: E402
 from course_utils.widgets import MaskBeforeAfterDashboard, MaskExplorerDashboard  # noqa: E402
-from course_utils.widgets.masks import (  # noqa: E402
-    MASKING_METHODS,
-    mask_layout,
-    masked_weights,
-    stand_in_projections,
-)
+from course_utils.lessons.data import stand_in_projections  # noqa: E402
+from course_utils.lessons.masking import MASKING_METHODS, mask_layout, masked_weights  # noqa: E402
 from course_utils.widgets._base import (  # noqa: E402
     BUTTON_PADDING_PX,
     SLIDER_EXTRA_PX,
@@ -29,9 +26,9 @@ from widget_helpers import RecordingHandle  # noqa: E402  (tests/widget_helpers.
 # --------------------------------------------------------------------------- helpers
 def test_stand_in_projections_match_a_notebooks_first_draw():
     expected = np.random.default_rng(0).normal(size=(3, 4, 4))
-    np.testing.assert_array_equal(stand_in_projections(0), expected)
-    assert stand_in_projections(1).shape == (3, 4, 4)
-    assert not np.allclose(stand_in_projections(1), expected)
+    np.testing.assert_array_equal(stand_in_projections(3, 4, 0), expected)
+    assert stand_in_projections(3, 4, 1).shape == (3, 4, 4)
+    assert not np.allclose(stand_in_projections(3, 4, 1), expected)
 
 
 def test_mask_layout_right_padding_masks_keys_only():
@@ -103,7 +100,7 @@ def reference_weights(d, length, padding, causal, side):
     T = length + padding
     x = np.zeros((T, 4))
     x[real] = embed(d.tokens[:length])
-    W_Q, W_K, W_V = stand_in_projections(0)
+    W_Q, W_K, W_V = stand_in_projections(3, 4, 0)
     _, weights = cu.scaled_dot_product_attention(x @ W_Q, x @ W_K, x @ W_V, mask)
     return mask, weights
 
@@ -291,7 +288,7 @@ def before_after():
 
 def reference_scores():
     x = embed(TICKET)
-    W_Q, W_K, _ = stand_in_projections(0)
+    W_Q, W_K, _ = stand_in_projections(3, 4, 0)
     return (x @ W_Q) @ (x @ W_K).T / 2.0
 
 

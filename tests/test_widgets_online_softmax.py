@@ -9,7 +9,7 @@ import pytest  # noqa: E402
 
 import course_utils as cu  # noqa: E402
 from course_utils.widgets import OnlineSoftmaxDashboard  # noqa: E402
-from course_utils.widgets.online_softmax import ONLINE_SCORES, online_states  # noqa: E402
+from course_utils.widgets.scale import ONLINE_SCORES, online_states  # noqa: E402
 
 
 @pytest.fixture

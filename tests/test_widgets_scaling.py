@@ -9,9 +9,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from course_utils.scaling import entropy, query_and_keys, row_weights  # noqa: E402
+from course_utils.lessons.scaling import entropy, query_and_keys, row_weights  # noqa: E402
 from course_utils.widgets import ScalingDashboard  # noqa: E402
-from course_utils.widgets.scaling import D_K_OPTIONS  # noqa: E402
+from course_utils.widgets.qkv import D_K_OPTIONS  # noqa: E402
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Tests of the notebook-06 dashboard (course_utils.widgets.training), headless (Agg)."""
+"""Tests of the notebook-06 dashboard (course_utils.widgets.learned), headless (Agg)."""
 import matplotlib
 
 matplotlib.use("Agg")

@@ -23,8 +23,44 @@ from collections import defaultdict
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 
-from hint_registry import EXERCISES, checker_and_mistakes  # noqa: E402
 from learner_answers import all_answers  # noqa: E402
+
+# Checkers from before the registry (course_utils.checks.CHECKERS): exercise -> (module, table or None).
+_OLD_CHECKERS = {
+    "softmax": ("nb01", "SOFTMAX_MISTAKES"), "attention_row": ("nb01", "ATTENTION_ROW_MISTAKES"),
+    "scores_for_third_value": ("nb01", "SCORES_FOR_THIRD_VALUE_MISTAKES"), "shapes": ("nb02", None),
+    "project": ("nb02", "PROJECT_MISTAKES"), "scaled_scores": ("nb02", "SCALED_SCORES_MISTAKES"),
+    "self_attention": ("nb02", "SELF_ATTENTION_MISTAKES"), "causal_mask": ("nb03", "CAUSAL_MASK_MISTAKES"),
+    "padding_mask": ("nb03", "PADDING_MASK_MISTAKES"), "masked_attention": ("nb03", "MASKED_ATTENTION_MISTAKES"),
+    "buggy_masks": ("nb03", None), "split_heads": ("nb04", "SPLIT_HEADS_MISTAKES"),
+    "merge_heads": ("nb04", "MERGE_HEADS_MISTAKES"),
+    "multi_head_attention": ("nb04", "MULTI_HEAD_ATTENTION_MISTAKES"), "plot_diagnoses": ("nb05", None),
+    "contributions": ("nb05", "CONTRIBUTIONS_MISTAKES"), "removal_effects": ("nb05", "REMOVAL_EFFECTS_MISTAKES"),
+    "capstone_layer": ("nb05", "CAPSTONE_MISTAKES"), "softmax_backward": ("nb06", "SOFTMAX_BACKWARD_MISTAKES"),
+    "grad_scores": ("nb06", "GRAD_SCORES_MISTAKES"), "online_update": ("nb07", "ONLINE_UPDATE_MISTAKES"),
+}
+
+
+def _registry():
+    """{exercise: (check function, mistakes, module, has a table)} of the course_utils imported."""
+    checks = importlib.import_module("course_utils.checks")
+    if hasattr(checks, "CHECKERS"):
+        return {name: (e.function, e.mistakes, importlib.import_module(e.module), bool(e.mistakes))
+                for name, e in checks.CHECKERS.items()}
+    out = {}
+    for name, (module_name, table) in _OLD_CHECKERS.items():
+        module = importlib.import_module(f"course_utils.checks.{module_name}")
+        out[name] = (getattr(module, f"check_{name}"), tuple(getattr(module, table, ())) if table else (),
+                     module, table is not None)
+    return out
+
+
+REGISTRY = _registry()
+EXERCISES = tuple(REGISTRY)
+
+
+def checker_and_mistakes(exercise):
+    return REGISTRY[exercise][:2]
 
 UNKNOWN = "?"
 
@@ -56,7 +92,7 @@ def named_mistake(result, mistakes, exercise):
     """The name of the mistake a result's hint names, None for a generic hint, UNKNOWN if unreadable."""
     if hasattr(result, "mistake"):
         return result.mistake
-    if EXERCISES[exercise][2] is None:  # no mistake table: its hints are worked out from the answer
+    if not REGISTRY[exercise][3]:  # no mistake table: its hints are worked out from the answer
         return None
     hint = result.hint or ""
     for opening, name in _COMPUTED_HINTS.get(exercise, {}).items():
@@ -74,7 +110,7 @@ def named_mistake(result, mistakes, exercise):
 
 
 def _generic_hints(exercise):
-    module = importlib.import_module(f"course_utils.checks.{EXERCISES[exercise][0]}")
+    module = REGISTRY[exercise][2]
     framework = importlib.import_module("course_utils.checks._framework")
     hints = list(framework.DEFAULT_HINTS.values())
     for name in dir(module):

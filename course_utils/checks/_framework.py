@@ -270,11 +270,47 @@ def error_on_line(pattern, *fragments, error_type=Exception):
     return predicate
 
 
-def checker(name):
-    """Decorator for ``check_<name>`` functions: any unexpected error inside the checker becomes a
-    short message instead of a traceback."""
+@dataclass(frozen=True)
+class Checker:
+    """One registered exercise checker (``CHECKERS[name]``).
+
+    name : the exercise's name ("softmax"); the function is ``check_<name>``.
+    function : the checker itself, guarded (see ``checker``).
+    mistakes : its known mistakes (a tuple of KnownMistake; empty when it recognises none by name).
+    module : the module that defines it (its notebook's topic).
+    """
+
+    name: str
+    function: object
+    mistakes: tuple
+    module: str
+
+
+#: Every exercise checker, by exercise name, in the order the notebooks define them. Filled by
+#: ``@checker``: registering a new checker is that decorator and nothing else
+#: (``course_utils.checks`` exports ``check_<name>`` from here).
+CHECKERS = {}
+
+
+def checker(name, *, mistakes=()):
+    """Decorator that makes ``check_<name>`` an exercise checker and registers it in ``CHECKERS``.
+
+    Any unexpected error inside the checker becomes a short message instead of a traceback.
+
+    Parameters
+    ----------
+    name : str
+        The exercise's name; the decorated function must be called ``check_<name>``.
+    mistakes : tuple of KnownMistake
+        The mistakes it names (for the registry: tests and tools read them from there).
+    """
 
     def decorate(check):
+        if check.__name__ != f"check_{name}":
+            raise ValueError(f"a checker for {name!r} must be called check_{name}, not {check.__name__}")
+        if name in CHECKERS and CHECKERS[name].module != check.__module__:
+            raise ValueError(f"two checkers for {name!r}: in {CHECKERS[name].module} and {check.__module__}")
+
         @functools.wraps(check)
         def guarded(*args, **kwargs):
             try:
@@ -283,6 +319,8 @@ def checker(name):
             except Exception as exc:  # a bug in the checker, not in the learner's code
                 return internal_error(name, exc)
 
+        guarded.mistakes = tuple(mistakes)
+        CHECKERS[name] = Checker(name, guarded, tuple(mistakes), check.__module__)
         return guarded
 
     return decorate
@@ -566,7 +604,9 @@ def _called(outcomes):
 
 
 __all__ = [
+    "CHECKERS",
     "Case",
+    "Checker",
     "KnownMistake",
     "Outcome",
     "DEFAULT_HINTS",

@@ -17,11 +17,11 @@ import numpy as np
 from matplotlib.patches import Rectangle
 
 from course_utils.attention import scaled_dot_product_attention
-from course_utils.heads import embed_wide, head_columns, random_projections
+from course_utils.lessons.data import TICKET, embed_wide, random_projections
+from course_utils.lessons.heads import head_columns
 from course_utils.masks import causal_mask
 from course_utils.multihead import merge_heads, multi_head_attention, split_heads
 from course_utils.plots import attention_heatmap, blocked_cell_grid, update_heatmap
-from course_utils.tickets import TICKET
 from course_utils.widgets._base import Dashboard
 
 __all__ = ["HeadsDashboard", "HEAD_OPTIONS"]
@@ -43,7 +43,7 @@ class HeadsDashboard(Dashboard):
     Parameters
     ----------
     tokens : sequence of str, default TICKET
-        The sequence (tokens of ``course_utils.heads.VOCABULARY``).
+        The sequence (tokens of ``course_utils.lessons.data.VOCABULARY``).
     num_heads : int, default 4
         One of ``HEAD_OPTIONS``.
     head : int, default 0
@@ -51,9 +51,9 @@ class HeadsDashboard(Dashboard):
     causal : bool, default False
         Apply the causal mask (the same for every head).
     seed : int, default 0
-        Seed of ``course_utils.heads.random_projections``.
+        Seed of ``course_utils.lessons.data.random_projections``.
     embedding_seed : int, default 0
-        Seed of ``course_utils.heads.embed_wide``.
+        Seed of ``course_utils.lessons.data.embed_wide``.
 
     Attributes
     ----------

@@ -12,7 +12,7 @@
 
 Both compute with the reference code (``course_utils.scaled_dot_product_attention``,
 ``course_utils.softmax``) on the toy tickets, projected by seeded stand-in matrices
-(``stand_in_projections``): notebook 02 explains where such matrices come from.
+(``course_utils.lessons.data.stand_in_projections``): notebook 02 explains where such matrices come from.
 """
 import ipywidgets
 import numpy as np
@@ -29,130 +29,17 @@ from course_utils.plots import (
     blocked_cell_grid,
     update_heatmap,
 )
-from course_utils.softmax import softmax
-from course_utils.tickets import FEATURES, TICKET, TICKETS, embed
+from course_utils.lessons.data import FEATURES, TICKET, TICKETS, embed, stand_in_projections
+from course_utils.lessons.masking import MASKING_METHODS, mask_layout, masked_weights
 from course_utils.widgets._base import Dashboard, float_slider, slider_style_and_layout, toggle_buttons
 
 __all__ = [
     "MaskExplorerDashboard",
     "MaskBeforeAfterDashboard",
-    "stand_in_projections",
-    "mask_layout",
-    "masked_weights",
-    "MASKING_METHODS",
 ]
 
 _BLUE = "#0072B2"
 _VERMILLION = "#D55E00"
-
-#: The three ways of applying a mask to a row of scores that MaskBeforeAfterDashboard compares.
-MASKING_METHODS = {
-    "before": "mask before softmax",
-    "zero": "zero after softmax",
-    "renormalise": "zero after, then renormalise",
-}
-
-
-def stand_in_projections(seed=0, d_model=len(FEATURES)):
-    """Seeded stand-ins for learned projection matrices W_Q, W_K, W_V.
-
-    ``np.random.default_rng(seed).normal(size=(3, d_model, d_model))``: the same three matrices a
-    notebook gets from ``W_Q, W_K, W_V = np.random.default_rng(seed).normal(size=(3, 4, 4))``.
-
-    Parameters
-    ----------
-    seed : int, default 0
-    d_model : int, default 4 (the width of the toy ticket embeddings)
-
-    Returns
-    -------
-    ndarray, shape (3, d_model, d_model)
-        W_Q, W_K, W_V stacked; project with ``x @ W_Q`` (x of shape (..., T, d_model)).
-    """
-    return np.random.default_rng(seed).normal(size=(3, d_model, d_model))
-
-
-def mask_layout(length, padding, causal, side="right"):
-    """The mask of one sequence of ``length`` real tokens and ``padding`` padding positions.
-
-    Parameters
-    ----------
-    length : int
-        Real tokens, at least 0.
-    padding : int
-        Padding positions, at least 0; ``length + padding`` must be positive.
-    causal : bool
-        Combine with a causal mask (``&``).
-    side : {"right", "left"}
-        Where the padding goes: after the real tokens (right) or before them (left).
-
-    Returns
-    -------
-    mask : ndarray of bool, shape (T, T), T = length + padding
-        True = the query (row) may attend to the key (column). Padded *keys* are masked for every
-        query; the rows of padded queries are kept (their outputs are thrown away later).
-    real : ndarray of bool, shape (T,)
-        True at the real positions.
-
-    Raises
-    ------
-    ValueError
-        If a length is negative, T is 0, or side is not "right"/"left".
-    """
-    if length < 0 or padding < 0 or length + padding == 0:
-        raise ValueError(
-            f"need length >= 0, padding >= 0 and length + padding > 0; got length={length}, padding={padding}"
-        )
-    if side not in ("right", "left"):
-        raise ValueError(f"side must be 'right' or 'left'; got {side!r}")
-    T = length + padding
-    real = np.zeros(T, dtype=bool)  # (T,)
-    if side == "right":
-        real[:length] = True
-    else:
-        real[padding:] = True
-    mask = np.broadcast_to(real[None, :], (T, T)).copy()  # (T_q, T_k): padded keys blocked
-    if causal:
-        mask &= causal_mask(T)
-    return mask, real
-
-
-def masked_weights(scores, mask, method):
-    """Attention weights of ``scores`` under a boolean ``mask``, by one of three methods.
-
-    Parameters
-    ----------
-    scores : array_like, shape (..., T_q, T_k)
-    mask : array_like of bool, broadcastable to scores; True = may attend
-    method : {"before", "zero", "renormalise"}
-        "before": ``softmax(where(mask, scores, -inf))`` (the right way).
-        "zero": ``softmax(scores) * mask`` (rows no longer sum to one).
-        "renormalise": the zeroed weights divided by their row sums (equal to "before" for every
-        row with a permitted key; a row without one gives 0 / 0 and is set to zeros here).
-
-    Returns
-    -------
-    ndarray, shape (..., T_q, T_k)
-
-    Raises
-    ------
-    ValueError
-        For an unknown method.
-    """
-    scores = np.asarray(scores, dtype=float)
-    mask = np.asarray(mask, dtype=bool)
-    if method == "before":
-        return softmax(np.where(mask, scores, -np.inf))
-    zeroed = softmax(scores) * mask  # (..., T_q, T_k)
-    if method == "zero":
-        return zeroed
-    if method == "renormalise":
-        sums = zeroed.sum(axis=-1, keepdims=True)  # (..., T_q, 1)
-        return np.divide(zeroed, sums, out=np.zeros_like(zeroed), where=sums > 0)
-    raise ValueError(f"method must be one of {list(MASKING_METHODS)}; got {method!r}")
-
-
-
 
 class MaskExplorerDashboard(Dashboard):
     """Padding and causal masks for one ticket: the mask (left) and the weights it gives (right).
@@ -214,7 +101,7 @@ class MaskExplorerDashboard(Dashboard):
         if side not in ("right", "left"):
             raise ValueError(f"side must be 'right' or 'left'; got {side!r}")
         self.max_T = len(self.tokens) + self.max_padding
-        self.W_Q, self.W_K, self.W_V = stand_in_projections(seed)
+        self.W_Q, self.W_K, self.W_V = stand_in_projections(3, len(FEATURES), seed)
         self._initial = dict(length=int(length), padding=int(padding), causal=bool(causal), side=side)
         super().__init__()
 
@@ -393,7 +280,7 @@ class MaskBeforeAfterDashboard(Dashboard):
         x = embed(self.tokens)  # (T, d_model); KeyError for unknown tokens
         if method not in MASKING_METHODS:
             raise ValueError(f"method must be one of {list(MASKING_METHODS)}; got {method!r}")
-        W_Q, W_K, _ = stand_in_projections(seed)
+        W_Q, W_K, _ = stand_in_projections(3, len(FEATURES), seed)
         q, k = x @ W_Q, x @ W_K  # (T, d_model) each
         self.scores = q @ k.T / np.sqrt(k.shape[-1])  # (T, T)
         self.mask = causal_mask(len(self.tokens))  # (T, T)

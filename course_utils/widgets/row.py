@@ -2,7 +2,7 @@
 import numpy as np
 
 from course_utils.attention import attention_row
-from course_utils.examples import ARTICLE_SCORES, ARTICLE_TOKENS, ARTICLE_VALUES
+from course_utils.lessons.data import ARTICLE_SCORES, ARTICLE_TOKENS, ARTICLE_VALUES
 from course_utils.plots import (
     attention_row_bars,
     update_row_bars,

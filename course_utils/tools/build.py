@@ -14,11 +14,11 @@ after a backup copy has been written to ``backups/notebooks/``.
 
 Command line (from the repository root)::
 
-    python -m course_utils.build                      # regenerate every learner notebook
-    python -m course_utils.build 01-one-attention-row # only this one (name, stem or prefix)
-    python -m course_utils.build --check              # write nothing; exit 1 if out of date
-    python -m course_utils.build --force              # overwrite edited notebooks (after a backup)
-    python -m course_utils.build --execute-solutions  # re-run solutions/, store outputs, regenerate
+    python -m course_utils.tools.build                      # regenerate every learner notebook
+    python -m course_utils.tools.build 01-one-attention-row # only this one (name, stem or prefix)
+    python -m course_utils.tools.build --up-to-date         # write nothing; exit 1 if a notebook is out of date
+    python -m course_utils.tools.build --force              # overwrite edited notebooks (after a backup)
+    python -m course_utils.tools.build --execute-solutions  # re-run solutions/, store outputs, regenerate
 
 Exit codes: 0 ok; 1 check failed, a notebook was skipped because it was edited, or a solution
 failed to execute; 2 bad usage, an unreadable notebook or malformed solution markers.
@@ -44,12 +44,12 @@ __all__ = [
     "BuildResult",
     "ExecutionResult",
     "NotebookReadError",
-    "Problem",
+    "OutOfDate",
     "SolutionMarkerError",
     "UsageError",
     "backup_notebook",
     "build",
-    "check",
+    "out_of_date",
     "execute_solutions",
     "fingerprint",
     "has_learner_edits",
@@ -60,7 +60,7 @@ __all__ = [
     "write_notebook",
 ]
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parents[2]  # course_utils/tools/build.py -> the repository
 SOLUTIONS_DIR = REPO_ROOT / "solutions"
 NOTEBOOKS_DIR = REPO_ROOT / "notebooks"
 BACKUP_DIR = REPO_ROOT / "backups" / "notebooks"
@@ -120,7 +120,7 @@ class BuildResult:
 
 
 @dataclass(frozen=True)
-class Problem:
+class OutOfDate:
     """One reason why :func:`check` finds the learner notebooks out of date.
 
     Attributes
@@ -358,7 +358,7 @@ def learner_notebook(nb, source_name: str | None = None):
     learner.metadata[METADATA_KEY] = {
         "source": source_name,
         "fingerprint": fingerprint(learner),
-        "note": "Generated from solutions/ by course_utils.build (make notebooks).",
+        "note": "Generated from solutions/ by course_utils.tools.build (make notebooks).",
     }
     return learner
 
@@ -555,7 +555,7 @@ def _generate(solutions_dir: Path, stems) -> dict:
 def _force_hint(stem: str) -> str:
     return (
         f"to replace it (a backup copy goes to backups/notebooks/ first), run: "
-        f"python -m course_utils.build --force {stem}   "
+        f"python -m course_utils.tools.build --force {stem}   "
         f"(or: make notebooks BUILD_ARGS=\"--force {stem}\")"
     )
 
@@ -641,7 +641,7 @@ def _build_one(stem, target: Path, learner, force, backup_dir) -> BuildResult:
                        backup=backup)
 
 
-def check(solutions_dir=None, notebooks_dir=None, names=None) -> list[Problem]:
+def out_of_date(solutions_dir=None, notebooks_dir=None, names=None) -> list[OutOfDate]:
     """List the learner notebooks that are missing, stale or orphaned. Writes nothing.
 
     Parameters
@@ -653,7 +653,7 @@ def check(solutions_dir=None, notebooks_dir=None, names=None) -> list[Problem]:
 
     Returns
     -------
-    list of Problem
+    list of OutOfDate
         Empty when every learner notebook equals what :func:`build` would generate, ignoring
         outputs, execution counts, widget state and execution timings.
 
@@ -668,19 +668,19 @@ def check(solutions_dir=None, notebooks_dir=None, names=None) -> list[Problem]:
         target = notebooks_dir / f"{stem}.ipynb"
         shown = _display(target)
         if not target.exists():
-            problems.append(Problem(stem, "missing", target, f"missing: {shown}"))
+            problems.append(OutOfDate(stem, "missing", target, f"missing: {shown}"))
             continue
         try:
             current = read_notebook(target)
         except NotebookReadError as err:
-            problems.append(Problem(stem, "stale", target, f"stale:   {shown} ({err})"))
+            problems.append(OutOfDate(stem, "stale", target, f"stale:   {shown} ({err})"))
             continue
         if _comparable(current) != _comparable(expected):
-            problems.append(Problem(stem, "stale", target,
+            problems.append(OutOfDate(stem, "stale", target,
                                     f"stale:   {shown} ({_describe_difference(current, expected)})"))
     for stem in orphans:
         target = notebooks_dir / f"{stem}.ipynb"
-        problems.append(Problem(stem, "orphan", target,
+        problems.append(OutOfDate(stem, "orphan", target,
                                 f"orphan:  {_display(target)} (no {stem}.ipynb in {_display(solutions_dir)})"))
     return problems
 
@@ -762,7 +762,7 @@ def execute_solutions(solutions_dir=None, names=None, timeout: int = CELL_TIMEOU
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m course_utils.build",
+        prog="python -m course_utils.tools.build",
         description="Generate the learner notebooks (notebooks/) from the solved notebooks "
                     "(solutions/). Edited learner notebooks are never overwritten without --force.",
     )
@@ -777,7 +777,7 @@ def _parser() -> argparse.ArgumentParser:
                              "(default: <repo>/backups/notebooks)")
     parser.add_argument("--force", action="store_true",
                         help="overwrite learner notebooks edited since generation (after a backup)")
-    parser.add_argument("--check", action="store_true",
+    parser.add_argument("--up-to-date", "--check", dest="up_to_date", action="store_true",
                         help="write nothing; exit 1 if a learner notebook is missing, stale or orphaned")
     parser.add_argument("--execute-solutions", action="store_true",
                         help="re-run every solution notebook, store its outputs, then regenerate")
@@ -801,19 +801,19 @@ def main(argv=None) -> int:
     parser = _parser()
     try:
         args = parser.parse_args(argv)
-        if args.check and (args.force or args.execute_solutions):
-            parser.error("--check writes nothing: it cannot be combined with --force or --execute-solutions")
+        if args.up_to_date and (args.force or args.execute_solutions):
+            parser.error("--up-to-date writes nothing: it cannot be combined with --force or --execute-solutions")
     except SystemExit as exit_:  # argparse exits on bad usage (2) and on --help (0)
         return exit_.code if isinstance(exit_.code, int) else 2
 
     try:
-        if args.check:
-            problems = check(args.solutions, args.notebooks, names=args.names)
+        if args.up_to_date:
+            problems = out_of_date(args.solutions, args.notebooks, names=args.names)
             if problems:
                 print("learner notebooks are out of date:")
                 for problem in problems:
                     print("  " + problem.message)
-                print("regenerate them with: make notebooks (python -m course_utils.build)")
+                print("regenerate them with: make notebooks (python -m course_utils.tools.build)")
                 return 1
             count = len(_select(_stems(_resolve_dirs(args.solutions, args.notebooks)[0]), [],
                                 args.names)[0])

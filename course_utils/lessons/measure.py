@@ -6,6 +6,8 @@ import statistics
 import time
 import tracemalloc
 
+__all__ = ["time_call", "peak_bytes"]
+
 
 def time_call(fn, repeats=5, *, warmup=True):
     """Wall time of ``fn()``: (median, 95th percentile) in seconds over ``repeats`` calls.

@@ -15,7 +15,8 @@ from course_utils.checks._framework import (
     error_on_line,
     run_check,
 )
-from course_utils.tickets import HANDMADE_W_K, HANDMADE_W_Q, HANDMADE_W_V, TICKET, embed
+from course_utils.checks._learner_code import MATMUL_ERROR, rounded_normal, shifted_softmax, small_ints
+from course_utils.lessons.data import HANDMADE_W_K, HANDMADE_W_Q, HANDMADE_W_V, TICKET, embed
 
 __all__ = [
     "check_shapes",
@@ -30,29 +31,8 @@ __all__ = [
 
 
 # ---------------------------------------------------------------- helpers for the buggy versions
-def _softmax(x, axis=-1):
-    """Stable softmax along ``axis`` (for building buggy variants; references use course_utils)."""
-    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
-    return e / e.sum(axis=axis, keepdims=True)
-
-
 def _sqrt_d(q):
     return np.sqrt(q.shape[-1])
-
-
-def _small(seed, *shape):
-    """Small whole numbers in [-2, 2] as floats: easy to read in a checker message."""
-    return np.random.default_rng(seed).integers(-2, 3, size=shape).astype(float)
-
-
-def _normal(seed, *shape, scale=1.0):
-    """Seeded normal numbers rounded to 2 decimals (short, exact in messages)."""
-    return (scale * np.random.default_rng(seed).standard_normal(shape)).round(2)
-
-
-_MATMUL_ERROR = error_message_contains(
-    "matmul", "not aligned", "mismatch in its core dimension", error_type=ValueError
-)
 
 
 def _matmul_error_on_line(pattern):
@@ -247,8 +227,8 @@ def check_shapes(shapes):
 def _project_case(label, seed, T, d_model, d_k, d_v):
     """Seeded normal inputs of the given sizes: (x, w_q, w_k, w_v)."""
     return Case(label, (
-        _normal(seed, T, d_model), _normal(seed + 1, d_model, d_k), _normal(seed + 2, d_model, d_k),
-        _normal(seed + 3, d_model, d_v),
+        rounded_normal(seed, T, d_model), rounded_normal(seed + 1, d_model, d_k), rounded_normal(seed + 2, d_model, d_k),
+        rounded_normal(seed + 3, d_model, d_v),
     ))
 
 
@@ -264,7 +244,7 @@ _SQUARE_CASE = Case("2 tokens, every width 2", (
 _PROJECT_CASES = (
     _SQUARE_CASE,
     Case("the ticket (T=5, d_model=4), d_k=3, d_v=2",
-         (embed(TICKET), _normal(21, 4, 3), _normal(22, 4, 3), _normal(23, 4, 2))),
+         (embed(TICKET), rounded_normal(21, 4, 3), rounded_normal(22, 4, 3), rounded_normal(23, 4, 2))),
     _project_case("3 tokens, d_model=6, d_k=4, d_v=5", 30, 3, 6, 4, 5),
 )
 
@@ -313,7 +293,7 @@ PROJECT_MISTAKES = (
             lambda x, wq, wk, wv: (x @ wq.T, x @ wk.T, x @ wv.T),
             lambda x, wq, wk, wv: (x.T @ wq, x.T @ wk, x.T @ wv),
         ),
-        error=_MATMUL_ERROR,
+        error=MATMUL_ERROR,
     ),
     KnownMistake(
         "transposed result",
@@ -342,7 +322,7 @@ def _reference_project(x, w_q, w_k, w_v):
     return x @ w_q, x @ w_k, x @ w_v  # (T, d_k), (T, d_k), (T, d_v)
 
 
-@checker("project")
+@checker("project", mistakes=PROJECT_MISTAKES)
 def check_project(project):
     """Check ``project(x, w_q, w_k, w_v) -> (q, k, v)`` with ``q = x @ w_q`` and so on.
 
@@ -372,12 +352,12 @@ def check_project(project):
 
 # ================================================================ scaled scores
 _SCALED_SCORES_CASES = (
-    Case("2 queries, 5 keys, d_k=4", (_small(40, 2, 4), _small(41, 5, 4))),
+    Case("2 queries, 5 keys, d_k=4", (small_ints(40, 2, 4), small_ints(41, 5, 4))),
     Case("2 queries, 2 keys, d_k=2 (square: q @ k runs too)",
          (np.array([[1.0, 2.0], [0.0, -1.0]]), np.array([[1.0, -2.0], [0.0, 1.0]]))),
     Case("the ticket's queries and keys, T=5, d_k=3",
-         (embed(TICKET) @ _normal(21, 4, 3), embed(TICKET) @ _normal(22, 4, 3))),
-    Case("4 queries, 6 keys, wide keys d_k=64", (_normal(60, 4, 64), _normal(61, 6, 64))),
+         (embed(TICKET) @ rounded_normal(21, 4, 3), embed(TICKET) @ rounded_normal(22, 4, 3))),
+    Case("4 queries, 6 keys, wide keys d_k=64", (rounded_normal(60, 4, 64), rounded_normal(61, 6, 64))),
 )
 
 SCALED_SCORES_MISTAKES = (
@@ -416,7 +396,7 @@ SCALED_SCORES_MISTAKES = (
         "per (query, key) pair. `q @ k` only runs when the sizes happen to match, and then it "
         "pairs the wrong numbers.",
         reproduce=(lambda q, k: q @ k / _sqrt_d(q), lambda q, k: q @ k),
-        error=_MATMUL_ERROR,
+        error=MATMUL_ERROR,
     ),
     KnownMistake(
         "reshape instead of transpose",
@@ -438,8 +418,8 @@ SCALED_SCORES_MISTAKES = (
         "Return the scores themselves, before any softmax: softmax turns them into weights in "
         "exercise 3.",
         reproduce=(
-            lambda q, k: _softmax(q @ k.T / _sqrt_d(q)),
-            lambda q, k: _softmax(q @ k.T / _sqrt_d(q), axis=0),
+            lambda q, k: shifted_softmax(q @ k.T / _sqrt_d(q)),
+            lambda q, k: shifted_softmax(q @ k.T / _sqrt_d(q), axis=0),
         ),
     ),
     KnownMistake(
@@ -461,7 +441,7 @@ def _reference_scaled_scores(q, k):
     return q @ k.T / np.sqrt(q.shape[-1])  # (T_q, d_k) @ (d_k, T_k) -> (T_q, T_k)
 
 
-@checker("scaled_scores")
+@checker("scaled_scores", mistakes=SCALED_SCORES_MISTAKES)
 def check_scaled_scores(scaled_scores):
     """Check ``scaled_scores(q, k) -> q @ k.T / sqrt(d_k)``, shape (T_q, T_k).
 
@@ -493,7 +473,7 @@ def _attn(q, k, v, *, scale=None, axis=-1, transpose_k=True, no_softmax=False, l
     d_k = q.shape[-1]
     scores = q @ (k.T if transpose_k else k)
     scores = scores / (np.sqrt(d_k) if scale is None else scale(d_k))
-    weights = scores if no_softmax else _softmax(scores, axis=axis)
+    weights = scores if no_softmax else shifted_softmax(scores, axis=axis)
     output = weights.T @ v if left else weights @ v
     return output, weights
 
@@ -595,7 +575,7 @@ SELF_ATTENTION_MISTAKES = (
         "A matrix product refused its shapes (the 'where' line shows which). Check the order of "
         "the factors against the shape table: `x @ w_q` (T, d_model) @ (d_model, d_k); "
         "`q @ k.T` (T, d_k) @ (d_k, T); `weights @ v` (T, T) @ (T, d_v).",
-        error=_MATMUL_ERROR,
+        error=MATMUL_ERROR,
     ),
 )
 
@@ -615,7 +595,7 @@ def _reference_self_attention(x, w_q, w_k, w_v):
     return scaled_dot_product_attention(x @ w_q, x @ w_k, x @ w_v)
 
 
-@checker("self_attention")
+@checker("self_attention", mistakes=SELF_ATTENTION_MISTAKES)
 def check_self_attention(self_attention):
     """Check ``self_attention(x, w_q, w_k, w_v) -> (output, weights)``, single head, no mask.
 

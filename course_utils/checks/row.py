@@ -11,18 +11,15 @@ from course_utils.checks._framework import (
     error_message_contains,
     run_check,
 )
-from course_utils.examples import ARTICLE_SCORES, ARTICLE_VALUES
+from course_utils.checks._learner_code import BROADCAST_ERROR, MATMUL_ERROR, shifted_softmax
+from course_utils.lessons.data import ARTICLE_SCORES, ARTICLE_VALUES
+
+__all__ = ["SOFTMAX_MISTAKES", "ATTENTION_ROW_MISTAKES", "SCORES_FOR_THIRD_VALUE_MISTAKES"]
 
 
 # ---------------------------------------------------------------- helpers for the buggy versions
 def _exp(x):
     return np.exp(np.asarray(x, dtype=float))
-
-
-def _stable_softmax(x):
-    """Softmax along the last axis (for building buggy variants; the checks use course_utils')."""
-    e = _exp(x - np.max(x, axis=-1, keepdims=True))  # same shape as x
-    return e / e.sum(axis=-1, keepdims=True)
 
 
 def _row_sum(e):
@@ -126,7 +123,7 @@ SOFTMAX_MISTAKES = (
         "missing keepdims",
         "For a (2, 3) input, `x.max(axis=-1)` and `e.sum(axis=-1)` have shape (2,): they do "
         "not line up with (2, 3). Add `keepdims=True` so they have shape (2, 1) and apply to each row.",
-        error=error_message_contains("could not be broadcast", error_type=ValueError),
+        error=BROADCAST_ERROR,
     ),
     KnownMistake(
         "axis 1 on 1-D input",
@@ -160,7 +157,7 @@ def _reference_softmax(x):
     return softmax(x, axis=-1)
 
 
-@checker("softmax")
+@checker("softmax", mistakes=SOFTMAX_MISTAKES)
 def check_softmax(softmax):
     """Check a learner's ``softmax(x)``: 1-D scores, then 2-D input (softmax along the last axis).
 
@@ -200,14 +197,14 @@ _ATTENTION_ROW_CASES = (
 
 def _with_softmax(make_output):
     """A buggy attention_row returning (make_output(weights, scores, values), softmax weights)."""
-    return lambda s, v: (make_output(_stable_softmax(s), s, v), _stable_softmax(s))
+    return lambda s, v: (make_output(shifted_softmax(s), s, v), shifted_softmax(s))
 
 
 ATTENTION_ROW_MISTAKES = (
     KnownMistake(
         "swapped outputs",
         "Return the output first, then the weights: `return output, weights`.",
-        reproduce=lambda s, v: (_stable_softmax(s), _stable_softmax(s) @ v),
+        reproduce=lambda s, v: (shifted_softmax(s), shifted_softmax(s) @ v),
     ),
     KnownMistake(
         "mixes positions",
@@ -245,7 +242,7 @@ ATTENTION_ROW_MISTAKES = (
             _with_softmax(lambda w, s, v: v @ w),
             _with_softmax(lambda w, s, v: w @ v.T),
         ),
-        error=error_message_contains("matmul", "not aligned", "mismatch in its core dimension", error_type=ValueError),
+        error=MATMUL_ERROR,
     ),
     KnownMistake(
         "broadcast slip",
@@ -253,7 +250,7 @@ ATTENTION_ROW_MISTAKES = (
         "rows. Use `(weights[:, None] * values).sum(axis=0)`, or simply `weights @ values`.",
         reproduce=(_with_softmax(lambda w, s, v: (w * v).sum(axis=0)),
                    _with_softmax(lambda w, s, v: (w * v).sum(axis=1))),
-        error=error_message_contains("could not be broadcast", error_type=ValueError),
+        error=BROADCAST_ERROR,
     ),
     KnownMistake(
         "not normalised",
@@ -261,7 +258,7 @@ ATTENTION_ROW_MISTAKES = (
         "before mixing the values.",
         reproduce=(
             lambda s, v: (_exp(s) @ v, _exp(s)),
-            lambda s, v: (_exp(s) @ v, _stable_softmax(s)),
+            lambda s, v: (_exp(s) @ v, shifted_softmax(s)),
             # shifted by the max, but still not divided by the sum
             lambda s, v: (_exp(s - np.max(s)) @ v, _exp(s - np.max(s))),
         ),
@@ -271,7 +268,7 @@ ATTENTION_ROW_MISTAKES = (
         next(m.hint for m in SOFTMAX_MISTAKES if m.name == "no max shift"),
         reproduce=(
             lambda s, v: (_exp(s) / _exp(s).sum() @ v, _exp(s) / _exp(s).sum()),
-            lambda s, v: (_exp(s) / _exp(s).sum() @ v, _stable_softmax(s)),
+            lambda s, v: (_exp(s) / _exp(s).sum() @ v, shifted_softmax(s)),
         ),
     ),
 )
@@ -298,7 +295,7 @@ def _reference_attention_row(scores, values):
     return attention_row(scores, values)
 
 
-@checker("attention_row")
+@checker("attention_row", mistakes=ATTENTION_ROW_MISTAKES)
 def check_attention_row(attention_row):
     """Check a learner's ``attention_row(scores, values) -> (output, weights)``.
 
@@ -447,7 +444,7 @@ SCORES_FOR_THIRD_VALUE_MISTAKES = (
 )
 
 
-@checker(_NAME)
+@checker(_NAME, mistakes=SCORES_FOR_THIRD_VALUE_MISTAKES)
 def check_scores_for_third_value(choose_scores):
     """Check the prediction exercise: three scores giving the third key at least 90% of the weight.
 

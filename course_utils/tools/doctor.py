@@ -1,15 +1,19 @@
 """Check that a machine is ready for the course, and say exactly how to fix what is not.
 
-The same checks run from a terminal and from notebook 00 ("Before you start")::
+The same diagnoses run from a terminal and from notebook 00 ("Before you start")::
 
-    make doctor                              # creates the environment when missing, then checks it
-    .venv/bin/python -m course_utils.doctor  # the same, without make
-    python3 course_utils/doctor.py           # works even with a Python that lacks the course's packages
+    make doctor                              # creates the environment when missing, then diagnoses it
+    .venv/bin/python -m course_utils.tools.doctor  # the same, without make
+    python3 course_utils/tools/doctor.py           # works even with a Python that lacks the course's packages
 
-Output: one line per check, ``ok`` or ``PROBLEM``, then the fix for each problem. A line longer than
+Output: one line per diagnosis (a ``Finding``), ``ok`` or ``PROBLEM``, then the fix for each problem. A line longer than
 the terminal (or, in a notebook, ``NOTEBOOK_WIDTH`` characters) wraps between words, never inside a
 version, a path or a `command`, and its continuation is indented under the check's name.
-Exit code: 0 when every check passed, 1 otherwise.
+Exit code: 0 when every diagnosis is ok, 1 otherwise.
+
+Names: this module *diagnoses* the setup (``diagnose_*``, ``Finding``); the exercise checkers *check*
+answers (``course_utils.checks``); the build tool says whether learner notebooks are *out of date*
+(``course_utils.tools.build.out_of_date``).
 
 What is checked
 ---------------
@@ -24,7 +28,7 @@ widgets        the JupyterLab that would serve the notebooks has the widget exte
 kernel         the ``python3`` kernel that JupyterLab starts is the course's Python (terminal), or
                this notebook's kernel is (notebook)
 
-Every check is a small function taking its inputs (versions, kernelspec JSON, paths, lock text),
+Every diagnosis is a small function taking its inputs (versions, kernelspec JSON, paths, lock text),
 so each failure can be provoked in tests without breaking a real environment. This module uses
 the standard library only and imports nothing from ``course_utils`` at import time: run as a
 script, it works under any Python and reports what is missing.
@@ -43,32 +47,32 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 __all__ = [
-    "CheckResult",
+    "Finding",
     "CourseEnv",
     "MIN_PYTHON",
-    "check_course_utils",
-    "check_figure",
-    "check_kernel_python",
-    "check_kernelspec",
-    "check_matplotlib_backend",
-    "check_packages",
-    "check_python",
-    "check_server_widgets",
-    "check_stamp",
+    "diagnose_course_utils",
+    "diagnose_figure",
+    "diagnose_kernel_python",
+    "diagnose_kernelspec",
+    "diagnose_matplotlib_backend",
+    "diagnose_packages",
+    "diagnose_python",
+    "diagnose_server_widgets",
+    "diagnose_stamp",
     "course_env",
     "find_repo",
     "interpreter_from_script",
     "kernel_interpreter",
     "lock_name",
     "main",
-    "matplotlib_checks",
+    "matplotlib_diagnoses",
     "NOTEBOOK_WIDTH",
     "output_width",
-    "package_checks",
+    "package_diagnoses",
     "parse_lock",
-    "python_checks",
-    "run_checks",
-    "server_checks",
+    "python_diagnoses",
+    "diagnose_all",
+    "server_diagnoses",
     "server_from_cmdline",
     "show",
     "summary",
@@ -90,8 +94,8 @@ OK, PROBLEM = "ok", "PROBLEM"
 # Results
 # ---------------------------------------------------------------------------------------------
 @dataclass
-class CheckResult:
-    """The outcome of one check.
+class Finding:
+    """The outcome of one diagnosis.
 
     Attributes
     ----------
@@ -118,11 +122,11 @@ class CheckResult:
 
 
 def _ok(name, message):
-    return CheckResult(name, True, message)
+    return Finding(name, True, message)
 
 
 def _problem(name, message, fix):
-    return CheckResult(name, False, message, fix)
+    return Finding(name, False, message, fix)
 
 
 @dataclass
@@ -215,7 +219,7 @@ def find_repo(start=None) -> Path | None:
     that holds ``course_utils/__init__.py`` and ``requirements.lock``; else the folder this module
     lies in (an editable install); else None."""
     start = Path(start if start is not None else os.getcwd()).resolve()
-    candidates = [start, *start.parents, Path(__file__).resolve().parent.parent]
+    candidates = [start, *start.parents, Path(__file__).resolve().parents[2]]  # course_utils/tools/doctor.py
     for folder in candidates:
         if (folder / "course_utils" / "__init__.py").is_file() and (folder / "requirements.lock").is_file():
             return folder
@@ -279,9 +283,9 @@ def installed_versions() -> dict:
 
 
 # ---------------------------------------------------------------------------------------------
-# The checks: small functions of their inputs
+# The diagnoses: small functions of their inputs
 # ---------------------------------------------------------------------------------------------
-def check_python(version_info, prefix, executable, env: CourseEnv) -> CheckResult:
+def diagnose_python(version_info, prefix, executable, env: CourseEnv) -> Finding:
     """Python new enough, and (when ``.venv`` exists) the course's own Python.
 
     Parameters
@@ -301,13 +305,13 @@ def check_python(version_info, prefix, executable, env: CourseEnv) -> CheckResul
     if env.venv is not None and not _same_dir(prefix, env.venv):
         return _problem(
             "python", f"this is {executable} (Python {version}), not the course's Python ({env.python_shown})",
-            "Use the course's Python: `make doctor` (or `.venv/bin/python -m course_utils.doctor`); "
+            "Use the course's Python: `make doctor` (or `.venv/bin/python -m course_utils.tools.doctor`); "
             "in a terminal, run `source .venv/bin/activate` first so that `python` and `jupyter` are the course's")
     where = "the course's environment" if env.venv is not None else "no .venv here: checking this environment"
     return _ok("python", f"Python {version} at {env.show(executable)} ({where})")
 
 
-def check_kernel_python(executable, prefix, env: CourseEnv) -> CheckResult:
+def diagnose_kernel_python(executable, prefix, env: CourseEnv) -> Finding:
     """Inside a notebook: the kernel runs the course's Python."""
     if env.venv is not None and not _same_dir(prefix, env.venv):
         return _problem(
@@ -317,7 +321,7 @@ def check_kernel_python(executable, prefix, env: CourseEnv) -> CheckResult:
     return _ok("kernel", f"this notebook runs on {env.show(executable)}, the course's Python")
 
 
-def check_packages(pins: dict, installed: dict, lock: str, env: CourseEnv, only=None) -> CheckResult:
+def diagnose_packages(pins: dict, installed: dict, lock: str, env: CourseEnv, only=None) -> Finding:
     """Installed versions equal the lock.
 
     Parameters
@@ -344,7 +348,7 @@ def check_packages(pins: dict, installed: dict, lock: str, env: CourseEnv, only=
     return _problem("packages", f"{len(wrong)} package{plural} from {lock}: {shown}{more}", env.fix_packages)
 
 
-def check_course_utils(module_file, import_error, install: dict | None, env: CourseEnv) -> CheckResult:
+def diagnose_course_utils(module_file, import_error, install: dict | None, env: CourseEnv) -> Finding:
     """course_utils imports from this repository and is installed (editable) from it.
 
     Parameters
@@ -380,7 +384,7 @@ def check_course_utils(module_file, import_error, install: dict | None, env: Cou
     return _ok("course_utils", "imported from this repository, installed editable")
 
 
-def check_stamp(env: CourseEnv, lock_path) -> CheckResult:
+def diagnose_stamp(env: CourseEnv, lock_path) -> Finding:
     """``.venv`` was completed by ``make env`` after the lock file last changed.
 
     ``make env`` touches ``.venv/.installed-<lock file>`` as its very last step."""
@@ -400,7 +404,7 @@ def check_stamp(env: CourseEnv, lock_path) -> CheckResult:
     return _ok(name, f"built by `make env` after {lock_path.name} last changed")
 
 
-def check_matplotlib_backend(backend: str) -> CheckResult:
+def diagnose_matplotlib_backend(backend: str) -> Finding:
     """Inside a notebook: figures appear below the cell (inline, or the ipympl widget)."""
     low = (backend or "").lower()
     if "inline" in low or "ipympl" in low or low in {"widget", "nbagg", "module://ipympl.backend_nbagg"}:
@@ -426,7 +430,7 @@ def _draw_png() -> bytes:
     return buffer.getvalue()
 
 
-def check_figure(draw=_draw_png, env: CourseEnv | None = None) -> CheckResult:
+def diagnose_figure(draw=_draw_png, env: CourseEnv | None = None) -> Finding:
     """matplotlib draws a small figure to PNG (this also builds its font cache, once)."""
     fix = "Reinstall the environment: `make clean-env && make env`" if env is None or env.venv else \
         "Reinstall matplotlib from the lock: " + (env.fix_packages if env else "")
@@ -609,8 +613,8 @@ def _server_fix(server_label_is_course: bool, env: CourseEnv, server_python=None
     return fix
 
 
-def check_server_widgets(server: dict, label: str, ipywidgets_version, env: CourseEnv,
-                         is_course_server: bool, widgets_pin=None) -> CheckResult:
+def diagnose_server_widgets(server: dict, label: str, ipywidgets_version, env: CourseEnv,
+                         is_course_server: bool, widgets_pin=None) -> Finding:
     """The JupyterLab behind a `jupyter` command can render the course's widgets.
 
     Parameters
@@ -702,8 +706,8 @@ def _kernel_fix(resource_dir, interpreter, server: dict, is_course_server: bool,
     return _server_fix(is_course_server, env)
 
 
-def check_kernelspec(server: dict, label: str, env: CourseEnv, course_numpy, is_course_server: bool,
-                     probe=None) -> CheckResult:
+def diagnose_kernelspec(server: dict, label: str, env: CourseEnv, course_numpy, is_course_server: bool,
+                     probe=None) -> Finding:
     """The ``python3`` kernel that this server starts for the notebooks is the course's Python.
 
     Parameters
@@ -767,7 +771,7 @@ def _probe_kernel(interpreter, env: CourseEnv) -> dict:
 
 
 # ---------------------------------------------------------------------------------------------
-# Gathering: the checks with their real inputs, for a terminal ("shell") or a notebook ("kernel")
+# Gathering: the diagnoses with their real inputs, for a terminal ("shell") or a notebook ("kernel")
 # ---------------------------------------------------------------------------------------------
 def _context(context):
     if context in ("shell", "kernel"):
@@ -777,12 +781,12 @@ def _context(context):
     return "kernel" if "ipykernel" in sys.modules else "shell"
 
 
-def python_checks(context=None, env: CourseEnv | None = None) -> list:
+def python_diagnoses(context=None, env: CourseEnv | None = None) -> list:
     """Python version and environment (terminal), or this notebook's kernel (notebook)."""
     env = env or course_env()
     if _context(context) == "kernel":
-        return [check_kernel_python(sys.executable, sys.prefix, env)]
-    return [check_python(sys.version_info, sys.prefix, sys.executable, env)]
+        return [diagnose_kernel_python(sys.executable, sys.prefix, env)]
+    return [diagnose_python(sys.version_info, sys.prefix, sys.executable, env)]
 
 
 def _course_utils_install(env: CourseEnv):
@@ -799,7 +803,7 @@ def _course_utils_install(env: CourseEnv):
     return None
 
 
-def package_checks(context=None, env: CourseEnv | None = None) -> list:
+def package_diagnoses(context=None, env: CourseEnv | None = None) -> list:
     """Package versions against the lock, course_utils, and the environment's stamp."""
     env = env or course_env()
     lock = lock_name(sys.version_info)
@@ -813,7 +817,7 @@ def package_checks(context=None, env: CourseEnv | None = None) -> list:
     except ImportError:  # Python < 3.8
         installed = {}
     only = None if env.venv is not None else _direct_names(env.repo)
-    results = [check_packages(pins, installed, lock, env, only=only)]
+    results = [diagnose_packages(pins, installed, lock, env, only=only)]
     try:
         import course_utils
         module_file, error = course_utils.__file__, None
@@ -823,20 +827,20 @@ def package_checks(context=None, env: CourseEnv | None = None) -> list:
         install = _course_utils_install(env)
     except ImportError:
         install = None
-    results.append(check_course_utils(module_file, error, install, env))
-    results.append(check_stamp(env, lock_path))
+    results.append(diagnose_course_utils(module_file, error, install, env))
+    results.append(diagnose_stamp(env, lock_path))
     return results
 
 
-def matplotlib_checks(context=None, env: CourseEnv | None = None) -> list:
+def matplotlib_diagnoses(context=None, env: CourseEnv | None = None) -> list:
     """matplotlib draws (terminal), or draws inline (notebook)."""
     if _context(context) == "kernel":
         try:
             import matplotlib
-            return [check_matplotlib_backend(matplotlib.get_backend())]
+            return [diagnose_matplotlib_backend(matplotlib.get_backend())]
         except Exception as exc:  # noqa: BLE001
             return [_problem("matplotlib", f"cannot import matplotlib ({exc})", (env or course_env()).fix_packages)]
-    return [check_figure(env=env)]
+    return [diagnose_figure(env=env)]
 
 
 def _parent_cmdline():
@@ -867,13 +871,13 @@ def _widgets_versions(env: CourseEnv):
     return ipywidgets or pins.get("ipywidgets"), pins.get("jupyterlab-widgets")
 
 
-def server_checks(context=None, env: CourseEnv | None = None) -> list:
+def server_diagnoses(context=None, env: CourseEnv | None = None) -> list:
     """The JupyterLab that serves (or would serve) the notebooks: widgets, and its python3 kernel.
 
     Terminal: the course's ``.venv/bin/jupyter``, and the ``jupyter`` on PATH when it is another
     one. Notebook: the server that started this kernel when it can be told from the parent
     process (else the course's ``.venv/bin/jupyter``); the kernel itself is checked by
-    :func:`python_checks`."""
+    :func:`python_diagnoses`."""
     env = env or course_env()
     context = _context(context)
     ipywidgets, widgets_pin = _widgets_versions(env)
@@ -912,24 +916,24 @@ def server_checks(context=None, env: CourseEnv | None = None) -> list:
             python = interpreter_from_script(script)
         want_specs = context == "shell"
         server = probe_server(python, kernelspecs=want_specs) if python else probe_server_commands(script)
-        results.append(check_server_widgets(server, label, ipywidgets, env, is_course, widgets_pin))
+        results.append(diagnose_server_widgets(server, label, ipywidgets, env, is_course, widgets_pin))
         if want_specs:
-            results.append(check_kernelspec(server, label, env, course_numpy, is_course))
+            results.append(diagnose_kernelspec(server, label, env, course_numpy, is_course))
     return results
 
 
-def run_checks(context=None, env: CourseEnv | None = None) -> list:
-    """Every check, in the order they are printed. `context`: "shell", "kernel" or None (guess)."""
+def diagnose_all(context=None, env: CourseEnv | None = None) -> list:
+    """Every diagnosis, in the order they are printed. `context`: "shell", "kernel" or None (guess)."""
     try:
         env = env or course_env()
     except FileNotFoundError as error:
         return [_problem("course folder", str(error), "`cd` into the course's folder (the clone of the repository)")]
-    first = python_checks(context, env)
+    first = python_diagnoses(context, env)
     if all(result.ok for result in first):
-        here = package_checks(context, env) + matplotlib_checks(context, env)
+        here = package_diagnoses(context, env) + matplotlib_diagnoses(context, env)
     else:  # the running Python is the wrong one: its packages say nothing about the course's
-        here = [check_stamp(env, env.repo / lock_name(_python_version(env)))]
-    return first + here + server_checks(context, env)
+        here = [diagnose_stamp(env, env.repo / lock_name(_python_version(env)))]
+    return first + here + server_diagnoses(context, env)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -986,7 +990,7 @@ def wrap(text: str, width: int | None = None, indent: int = 0) -> str:
 
 
 def show(results, width: int | None = None) -> None:
-    """Print one line per check: ``ok`` or ``PROBLEM``, its name and what was found (wrapped, see ``wrap``)."""
+    """Print one line per diagnosis: ``ok`` or ``PROBLEM``, its name and what was found (wrapped, see ``wrap``)."""
     for result in results:
         print(wrap(result.line(), width, _RESULT_INDENT))
 
@@ -1011,7 +1015,7 @@ def summary(results, env: CourseEnv | None = None, next_step="Start the course w
 
 
 def main(argv=None) -> int:
-    """Command line: print every check and the fixes; return 0 when all is fine, 1 otherwise."""
+    """Command line: print every diagnosis and the fixes; return 0 when all is fine, 1 otherwise."""
     args = sys.argv[1:] if argv is None else list(argv)
     if args and args[0] in ("-h", "--help"):
         print(__doc__.split("What is checked")[0].strip())
@@ -1022,7 +1026,7 @@ def main(argv=None) -> int:
         print(f"Checking the course setup in {env.repo} ...")
     except FileNotFoundError:
         env = None
-    results = run_checks("shell", env)
+    results = diagnose_all("shell", env)
     show(results)
     print()
     all_set = summary(results, env)

@@ -1,15 +1,15 @@
 """Restore the original learner version of a notebook, keeping the learner's copy as a backup.
 
-``make reset NB=01`` (``python -m course_utils.reset 01``) saves the current
+``make reset NB=01`` (``python -m course_utils.tools.reset 01``) saves the current
 ``notebooks/01-....ipynb`` to ``backups/notebooks/01-....<YYYYmmdd-HHMMSS>.ipynb`` with
-:func:`course_utils.build.backup_notebook` and checks the copy (readable, the same bytes) before the
-notebook is replaced with what :mod:`course_utils.build` generates from ``solutions/``. Earlier
+:func:`course_utils.tools.build.backup_notebook` and checks the copy (readable, the same bytes) before the
+notebook is replaced with what :mod:`course_utils.tools.build` generates from ``solutions/``. Earlier
 backups are never overwritten. If the copy cannot be checked, the notebook is left as it was.
 
 Command line (from the repository root)::
 
-    python -m course_utils.reset 01                       # by number
-    python -m course_utils.reset 01-one-attention-row     # by stem, file name or path
+    python -m course_utils.tools.reset 01                       # by number
+    python -m course_utils.tools.reset 01-one-attention-row     # by stem, file name or path
 
 Exit codes: 0 ok; 1 the backup could not be verified (nothing replaced); 2 bad usage (no
 notebook named, an unknown or ambiguous name) or an unreadable solution.
@@ -22,11 +22,11 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from course_utils import build
+from course_utils.tools import build
 
 __all__ = ["BackupError", "ResetResult", "main", "reset", "resolve_name"]
 
-USAGE_EXAMPLE = "make reset NB=01   (or: python -m course_utils.reset 01)"
+USAGE_EXAMPLE = "make reset NB=01   (or: python -m course_utils.tools.reset 01)"
 
 
 class BackupError(RuntimeError):
@@ -109,9 +109,9 @@ def resolve_name(name: str, solutions_dir=None) -> str:
 def reset(name: str, solutions_dir=None, notebooks_dir=None, backup_dir=None, *, now=None) -> ResetResult:
     """Replace a learner notebook with its original version, after a verified backup.
 
-    The original version is what ``python -m course_utils.build`` generates from the solved
+    The original version is what ``python -m course_utils.tools.build`` generates from the solved
     notebook. When the learner's file differs from it in any byte (edited cells, or only
-    outputs), it is first copied with :func:`course_utils.build.backup_notebook`; the copy is read
+    outputs), it is first copied with :func:`course_utils.tools.build.backup_notebook`; the copy is read
     back and must be byte for byte the current file (and readable as a notebook whenever the
     file is), else nothing is replaced.
 
@@ -192,7 +192,7 @@ def _verify_backup(target: Path, backup: Path) -> None:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m course_utils.reset",
+        prog="python -m course_utils.tools.reset",
         description="Restore the original version of learner notebooks (notebooks/), after saving "
                     "your copy in backups/notebooks/ with the date and time in its name.",
         epilog=f"Example: {USAGE_EXAMPLE}",

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from course_utils.checks._answers import ChoiceAnswers
+from course_utils.checks._choice_answers import ChoiceAnswers
 from course_utils.checks._framework import (
     Case,
     KnownMistake,
@@ -16,9 +16,15 @@ from course_utils.checks._framework import (
     error_message_contains,
     run_check,
 )
-from course_utils.examples import ARTICLE_SCORES, ARTICLE_VALUES
-from course_utils.influence import EXPERIMENT_SCORES, EXPERIMENT_VALUES
-from course_utils.tickets import TICKETS, padded_batch
+from course_utils.checks._learner_code import BROADCAST_ERROR, MATMUL_ERROR, SOFTMAXES, course_softmax, shifted_softmax
+from course_utils.lessons.data import (
+    ARTICLE_SCORES,
+    ARTICLE_VALUES,
+    EXPERIMENT_SCORES,
+    EXPERIMENT_VALUES,
+    TICKETS,
+    padded_batch,
+)
 
 __all__ = [
     "check_plot_diagnoses",
@@ -32,40 +38,6 @@ __all__ = [
     "REMOVAL_EFFECTS_MISTAKES",
     "CAPSTONE_MISTAKES",
 ]
-
-
-# ---------------------------------------------------------------- small helpers for buggy versions
-def _shifted_softmax(x, axis=-1):
-    """exp(x - max) / sum: nan for a row of -inf (what a hand-written softmax gives)."""
-    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
-    return e / e.sum(axis=axis, keepdims=True)
-
-
-def _naive_softmax(x, axis=-1):
-    """exp(x) / sum without the shift: overflows on large scores, nan for a row of -inf."""
-    e = np.exp(x)
-    return e / e.sum(axis=axis, keepdims=True)
-
-
-def _safe_softmax(x, axis=-1):
-    from course_utils.softmax import softmax
-
-    return softmax(x, axis=axis)
-
-
-def _naive_zero_rows_softmax(x, axis=-1):
-    """exp(x) / sum without the shift, but zeros for a row with nothing left: overflows on large scores."""
-    e = np.exp(x)
-    total = e.sum(axis=axis, keepdims=True)
-    return np.where(total == 0, 0.0, e / np.where(total == 0, 1.0, total))
-
-
-_SOFTMAXES = {"safe": _safe_softmax, "shifted": _shifted_softmax, "naive": _naive_softmax,
-              "naive, empty rows handled": _naive_zero_rows_softmax}
-_BROADCAST_ERROR = error_message_contains("could not be broadcast", error_type=ValueError)
-_MATMUL_ERROR = error_message_contains(
-    "matmul", "not aligned", "mismatch in its core dimension", error_type=ValueError
-)
 
 
 # ================================================================ what is wrong here?
@@ -228,7 +200,7 @@ def check_plot_diagnoses(plot_diagnoses):
 
 # ================================================================ contributions
 def _reference_contributions(weights, values):
-    from course_utils.influence import contributions
+    from course_utils.lessons.influence import contributions
 
     return contributions(weights, values)
 
@@ -241,7 +213,7 @@ _CONTRIBUTION_CASES = (
     Case("one key", (_w(1.0), _w([2.0, -1.0]))),
     Case("two keys, d_v = 2 (square: T = d_v)", (_w(0.75, 0.25), _w([1.0, 2.0], [3.0, 4.0]))),
     Case("notebook 01's row: 3 keys, d_v = 2",
-         (np.round(_safe_softmax(ARTICLE_SCORES), 3), ARTICLE_VALUES.copy())),
+         (np.round(course_softmax(ARTICLE_SCORES), 3), ARTICLE_VALUES.copy())),
     Case("5 keys, d_v = 3, one masked key (weight 0)",
          (_w(0.1, 0.0, 0.5, 0.15, 0.25),
           _w([1.0, 0.0, -1.0], [9.0, 9.0, 9.0], [0.5, 2.0, 0.0], [-2.0, 1.0, 1.0], [0.0, 0.0, 4.0]))),
@@ -285,7 +257,7 @@ CONTRIBUTIONS_MISTAKES = (
         "the last axis), so each coordinate, not each key, gets a weight; it only runs when T equals "
         "d_v. Give the weights a column shape: `weights[:, None] * values`, (T, 1) * (T, d_v).",
         reproduce=(lambda w, v: w * v, lambda w, v: w[None, :] * v),
-        error=_BROADCAST_ERROR,
+        error=BROADCAST_ERROR,
     ),
     KnownMistake(
         "transposed",
@@ -297,7 +269,7 @@ CONTRIBUTIONS_MISTAKES = (
         "matrix product",
         "`@` sums over an axis, but a contribution is an elementwise product: each value vector "
         "times one number. Use `*`: `weights[:, None] * values`.",
-        error=_MATMUL_ERROR,
+        error=MATMUL_ERROR,
     ),
 )
 
@@ -307,7 +279,7 @@ _CONTRIBUTION_HINTS = {
 }
 
 
-@checker("contributions")
+@checker("contributions", mistakes=CONTRIBUTIONS_MISTAKES)
 def check_contributions(contributions):
     """Check a learner's ``contributions(weights, values) -> (T, d_v)``, ``weights[j] * values[j]``.
 
@@ -326,15 +298,15 @@ def check_contributions(contributions):
 
 # ================================================================ removal effects
 def _reference_removal_effects(scores, values):
-    from course_utils.influence import removal_effects
+    from course_utils.lessons.influence import removal_effects
 
     return removal_effects(scores, values)
 
 
-def _removed(scores, values, *, fill=-np.inf, softmax="safe"):
+def _removed(scores, values, *, fill=-np.inf, softmax="course"):
     """(output, outputs without each key) with key j's score replaced by ``fill``."""
     scores, values = np.asarray(scores, dtype=float), np.asarray(values, dtype=float)
-    sm = _SOFTMAXES[softmax]
+    sm = SOFTMAXES[softmax]
     output = sm(scores) @ values  # (d_v,)
     T = scores.shape[0]
     masked = np.where(np.eye(T, dtype=bool), fill, scores[None, :])  # (T, T)
@@ -352,7 +324,7 @@ def _diffs(scores, values):
 
 
 def _weights_times_lengths(scores, values):
-    return _safe_softmax(np.asarray(scores, dtype=float)) * np.linalg.norm(values, axis=-1)
+    return course_softmax(np.asarray(scores, dtype=float)) * np.linalg.norm(values, axis=-1)
 
 
 _REMOVAL_CASES = (
@@ -380,7 +352,7 @@ REMOVAL_EFFECTS_MISTAKES = (
         "You returned the weights themselves. The effect of a key is measured, not read off the "
         "heatmap: remove the key (its score to -inf), recompute the output, and take "
         "`np.linalg.norm(output - output_without)`.",
-        reproduce=lambda s, v: _safe_softmax(np.asarray(s, dtype=float)),
+        reproduce=lambda s, v: course_softmax(np.asarray(s, dtype=float)),
     ),
     KnownMistake(
         "signed difference",
@@ -463,7 +435,7 @@ _REMOVAL_HINTS = {
 }
 
 
-@checker("removal_effects")
+@checker("removal_effects", mistakes=REMOVAL_EFFECTS_MISTAKES)
 def check_removal_effects(removal_effects):
     """Check a learner's ``removal_effects(scores, values) -> (T,)``.
 
@@ -497,7 +469,7 @@ def _reference_capstone(x, lengths, w_q, w_k, w_v, w_o, num_heads):
 
 
 def _layer(x, lengths, w_q, w_k, w_v, w_o, num_heads, *, masks="both", combine="and", pad_axis="keys",
-           invert=False, project=True, softmax="safe", fill=-np.inf, scale="head", split=True,
+           invert=False, project=True, softmax="course", fill=-np.inf, scale="head", split=True,
            head_axis=True, diagonal=0, additive=False):
     """The capstone layer with one knob per mistake (the buggy versions the checker recognises)."""
     x = np.asarray(x, dtype=float)
@@ -529,7 +501,7 @@ def _layer(x, lengths, w_q, w_k, w_v, w_o, num_heads, *, masks="both", combine="
         scores = scores + np.where(heads_mask, 0.0, fill)
     else:
         scores = np.where(heads_mask, scores, fill)
-    weights = _SOFTMAXES[softmax](scores)  # (B, h, T, T)
+    weights = SOFTMAXES[softmax](scores)  # (B, h, T, T)
     merged = (weights @ v).transpose(0, 2, 1, 3).reshape(B, T, d_model)  # (B, T, d_model)
     output = merged @ w_o if project else merged
     if not split:
@@ -666,7 +638,7 @@ CAPSTONE_MISTAKES = (
         "up from the right, so ticket b's mask lands on head b (or the shapes do not broadcast). Add "
         "the head axis: `mask[:, None, :, :]`, shape (B, 1, T, T), shared by every head.",
         reproduce=_variants(head_axis=False),
-        error=lambda exc, args: _BROADCAST_ERROR(exc) and _names_scores_shape(exc, args),
+        error=lambda exc, args: BROADCAST_ERROR(exc) and _names_scores_shape(exc, args),
     ),
     KnownMistake(
         "scale with d_model",
@@ -706,7 +678,7 @@ _CAPSTONE_HINTS = {
 }
 
 
-@checker("capstone_layer")
+@checker("capstone_layer", mistakes=CAPSTONE_MISTAKES)
 def check_capstone_layer(capstone_layer):
     """Check the capstone ``capstone_layer(x, lengths, w_q, w_k, w_v, w_o, num_heads) -> (output, weights)``.
 

@@ -13,51 +13,20 @@ A heatmap shows only the weights. Both measures also depend on the values, which
 does not show; and both say something about this layer's output for this input, not about what
 later layers do with it.
 
-The module also holds the made-up row of notebook 05's experiment (``EXPERIMENT_*``).
+The made-up row of notebook 05's experiment (``EXPERIMENT_*``) lives with every other toy input
+in :mod:`course_utils.lessons.data`.
 """
 import numpy as np
 
 from course_utils._validate import as_float_array, check_ndim, check_score_row
 from course_utils.attention import attention_row
 from course_utils.softmax import _softmax_unchecked
-from course_utils.tickets import TICKET
 
 __all__ = [
     "contributions",
     "removal_outputs",
     "removal_effects",
-    "EXPERIMENT_TOKENS",
-    "EXPERIMENT_QUERY",
-    "EXPERIMENT_SCORES",
-    "EXPERIMENT_VALUES",
-    "EXPERIMENT_READOUT",
 ]
-
-#: The keys of notebook 05's experiment: the ticket "my charger is missing please".
-EXPERIMENT_TOKENS = TICKET
-
-#: The query whose row the experiment looks at.
-EXPERIMENT_QUERY = "missing"
-
-#: Made-up, already-scaled scores of the query "missing" against the five keys, shape (5,).
-#: "charger" gets the largest weight (0.432), "please" the smallest (0.035).
-EXPERIMENT_SCORES = np.array([0.5, 1.5, 0.5, 0.8, -1.0])
-
-#: Made-up 2-d value vectors, one per key, shape (5, 2). "charger" has a short value (length 0.5),
-#: "please" a long one (length 5).
-EXPERIMENT_VALUES = np.array([
-    [0.0, 0.5],   # my
-    [0.4, 0.3],   # charger
-    [0.2, 0.6],   # is
-    [0.6, 0.3],   # missing
-    [3.0, -4.0],  # please
-])
-
-#: A unit vector standing in for what a later layer reads from the output (notebook 05): a
-#: "prediction" ``output @ EXPERIMENT_READOUT``. It is orthogonal to the value of "please".
-EXPERIMENT_READOUT = np.array([0.8, 0.6])
-
-
 
 def contributions(weights, values):
     """Each key's share of one attention output: ``weights[j] * values[j]``.

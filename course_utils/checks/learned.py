@@ -4,13 +4,11 @@ import re
 import numpy as np
 
 from course_utils.checks._framework import Case, KnownMistake, checker, error_message_contains, run_check
-from course_utils.training import grad_scores as _reference_grad_scores
-from course_utils.training import softmax_backward as _reference_softmax_backward
+from course_utils.checks._learner_code import BROADCAST_ERROR, shifted_softmax
+from course_utils.lessons.training import grad_scores as _reference_grad_scores
+from course_utils.lessons.training import softmax_backward as _reference_softmax_backward
 
-
-def _softmax(x):
-    e = np.exp(x - np.max(x, axis=-1, keepdims=True))
-    return e / e.sum(axis=-1, keepdims=True)
+__all__ = ["SOFTMAX_BACKWARD_MISTAKES", "GRAD_SCORES_MISTAKES"]
 
 
 # ---------------------------------------------------------------- buggy softmax backward passes
@@ -41,7 +39,6 @@ def _returns_input(w, g):
     return g
 
 
-_MISSING_KEEPDIMS_ERROR = error_message_contains("could not be broadcast", error_type=ValueError)
 
 
 def _softmax_backward_mistakes(backward_of):
@@ -84,7 +81,7 @@ def _softmax_backward_mistakes(backward_of):
             "For rows of shape (n, T), `np.sum(..., axis=-1)` has shape (n,): it lines up with the "
             "columns, not the rows. Add `keepdims=True` so it has shape (n, 1).",
             reproduce=lift(_no_keepdims),
-            error=_MISSING_KEEPDIMS_ERROR,
+            error=BROADCAST_ERROR,
         ),
     )
 
@@ -92,11 +89,11 @@ def _softmax_backward_mistakes(backward_of):
 # ================================================================ softmax_backward
 _SB_CASES = (
     Case("two keys", (np.array([0.75, 0.25]), np.array([1.0, 0.0]))),
-    Case("one row of three", (_softmax(np.array([2.0, 1.0, 0.0])), np.array([0.5, -1.0, 2.0]))),
+    Case("one row of three", (shifted_softmax(np.array([2.0, 1.0, 0.0])), np.array([0.5, -1.0, 2.0]))),
     Case("a one-hot row", (np.array([0.0, 1.0, 0.0]), np.array([3.0, -1.0, 2.0]))),
-    Case("two rows of three", (_softmax(np.array([[2.0, 1.0, 0.0], [0.0, 0.0, 0.0]])),
+    Case("two rows of three", (shifted_softmax(np.array([[2.0, 1.0, 0.0], [0.0, 0.0, 0.0]])),
                                np.array([[1.0, 2.0, -1.0], [0.5, 0.0, 1.5]]))),
-    Case("three rows of three", (_softmax(np.array([[1.0, 0.0, -1.0], [0.0, 2.0, 0.0], [3.0, 1.0, 1.0]])),
+    Case("three rows of three", (shifted_softmax(np.array([[1.0, 0.0, -1.0], [0.0, 2.0, 0.0], [3.0, 1.0, 1.0]])),
                                  np.array([[1.0, -2.0, 0.5], [0.0, 1.0, 1.0], [2.0, 0.0, -1.0]]))),
 )
 
@@ -132,7 +129,7 @@ SOFTMAX_BACKWARD_MISTAKES = (
 )
 
 
-@checker("softmax_backward")
+@checker("softmax_backward", mistakes=SOFTMAX_BACKWARD_MISTAKES)
 def check_softmax_backward(softmax_backward):
     """Check a learner's ``softmax_backward(weights, grad_weights) -> grad_scores``.
 
@@ -158,11 +155,11 @@ _GS_CASES = (
                                 np.array([[1.0, 0.0, 2.0], [0.0, 1.0, -1.0]]),
                                 np.array([[1.0, -1.0, 0.5], [0.0, 2.0, 1.0]]))),
     Case("two rows, three keys", (
-        _softmax(np.array([[2.0, 1.0, 0.0], [0.0, 0.5, 1.0]])),
+        shifted_softmax(np.array([[2.0, 1.0, 0.0], [0.0, 0.5, 1.0]])),
         np.array([[1.0, 0.0], [0.0, 2.0], [-1.0, 1.0]]),
         np.array([[1.0, 0.5], [-1.0, 2.0]]))),
     Case("three rows, three keys, d_v = 3", (
-        _softmax(np.array([[1.0, 0.0, -1.0], [0.0, 2.0, 0.0], [3.0, 1.0, 1.0]])),
+        shifted_softmax(np.array([[1.0, 0.0, -1.0], [0.0, 2.0, 0.0], [3.0, 1.0, 1.0]])),
         np.array([[1.0, 0.0, 2.0], [0.0, 1.0, -1.0], [2.0, 3.0, 0.0]]),
         np.array([[1.0, 0.0, 1.0], [0.5, -1.0, 0.0], [0.0, 2.0, 1.0]]))),
 )
@@ -191,7 +188,7 @@ GRAD_SCORES_MISTAKES = (
 ) + _softmax_backward_mistakes(_gs)
 
 
-@checker("grad_scores")
+@checker("grad_scores", mistakes=GRAD_SCORES_MISTAKES)
 def check_grad_scores(grad_scores):
     """Check a learner's ``grad_scores(weights, v, grad_output) -> dL/d(scores)``.
 

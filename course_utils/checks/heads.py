@@ -10,8 +10,8 @@ without a heads axis), and code that works for one sequence but not for a batch.
 import numpy as np
 
 from course_utils.checks._framework import Case, KnownMistake, checker, error_message_contains, run_check
-from course_utils.heads import embed_wide, random_projections
-from course_utils.tickets import TICKET
+from course_utils.checks._learner_code import course_softmax, rounded_normal, shifted_softmax
+from course_utils.lessons.data import TICKET, embed_wide, random_projections
 
 __all__ = [
     "check_split_heads",
@@ -89,18 +89,6 @@ def _merge(x, how="ok"):
     raise ValueError(how)  # pragma: no cover
 
 
-def _stable_softmax(s, axis=-1):
-    """Max-shifted softmax as a learner writes it (an all -inf slice gives nan)."""
-    e = np.exp(s - np.max(s, axis=axis, keepdims=True))
-    return e / e.sum(axis=axis, keepdims=True)
-
-
-def _course_softmax(s, axis=-1):
-    from course_utils.softmax import softmax
-
-    return softmax(s, axis=axis)
-
-
 def _heads_mask(mask):
     """The mask with a heads axis inserted before (T_q, T_k): (..., 1, T_q, T_k)."""
     m = np.asarray(mask, dtype=bool)
@@ -110,7 +98,7 @@ def _heads_mask(mask):
 
 
 def _mha(x, w_q, w_k, w_v, w_o, num_heads, mask=None, *, split="ok", merge="ok", out="ok",
-         scale="d_head", axis=-1, use_mask=True, weights="per head", softmax=_course_softmax):
+         scale="d_head", axis=-1, use_mask=True, weights="per head", softmax=course_softmax):
     """Multi-head attention with one knob per known mistake; returns (output, weights)."""
     x = np.asarray(x, dtype=float)
     d_model = x.shape[-1]
@@ -266,7 +254,7 @@ def _reference_split(x, num_heads):
     return split_heads(x, num_heads)
 
 
-@checker("split_heads")
+@checker("split_heads", mistakes=SPLIT_HEADS_MISTAKES)
 def check_split_heads(split_heads):
     """Check ``split_heads(x, num_heads)``: (..., T, d_model) -> (..., num_heads, T, d_head).
 
@@ -386,7 +374,7 @@ def _reference_merge(x):
     return merge_heads(x)
 
 
-@checker("merge_heads")
+@checker("merge_heads", mistakes=MERGE_HEADS_MISTAKES)
 def check_merge_heads(merge_heads):
     """Check ``merge_heads(x)``: (..., num_heads, T, d_head) -> (..., T, num_heads * d_head).
 
@@ -411,14 +399,9 @@ def check_merge_heads(merge_heads):
 
 
 # ================================================================ multi_head_attention
-def _normal(seed, *shape, scale=1.0):
-    """Seeded normal numbers rounded to 1 decimal (short in messages)."""
-    return (scale * np.random.default_rng(seed).standard_normal(shape)).round(1)
-
-
 def _mha_case(label, seed, T, d_model, num_heads, mask=None, lead=()):
-    x = _normal(seed, *lead, T, d_model)
-    ws = tuple(_normal(seed + i, d_model, d_model, scale=0.7) for i in range(1, 5))
+    x = rounded_normal(seed, *lead, T, d_model, decimals=1)
+    ws = tuple(rounded_normal(seed + i, d_model, d_model, scale=0.7, decimals=1) for i in range(1, 5))
     return Case(label, (x, *ws, num_heads, mask))
 
 
@@ -444,7 +427,7 @@ def _bug(**knobs):
     """Buggy multi-head attentions sharing ``knobs``, with the course softmax and a hand-written one."""
     return (
         lambda *a: _mha(*a, **knobs),
-        lambda *a: _mha(*a, softmax=_stable_softmax, **knobs),
+        lambda *a: _mha(*a, softmax=shifted_softmax, **knobs),
     )
 
 
@@ -571,7 +554,7 @@ def _reference_mha(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
     return multi_head_attention(x, w_q, w_k, w_v, w_o, num_heads, mask=mask)
 
 
-@checker("multi_head_attention")
+@checker("multi_head_attention", mistakes=MULTI_HEAD_ATTENTION_MISTAKES)
 def check_multi_head_attention(multi_head_attention):
     """Check ``multi_head_attention(x, w_q, w_k, w_v, w_o, num_heads, mask=None) -> (output, weights)``.
 

@@ -19,7 +19,7 @@ import numbers
 
 import numpy as np
 
-from course_utils._validate import as_float_array, check_ndim, check_positive_int
+from course_utils._validate import as_float_array, check_ndim, check_positive_int, check_seed
 from course_utils.softmax import _softmax_unchecked
 
 __all__ = [
@@ -46,14 +46,6 @@ def _d_k_list(d_k_values):
     if not values:
         raise ValueError("d_k_values is empty; give at least one key width, e.g. [4, 16, 64]")
     return [check_positive_int(int(d) if isinstance(d, np.integer) else d, "d_k") for d in values]
-
-
-def _seed(seed):
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral):
-        raise TypeError(f"seed must be a non-negative int; got {seed!r} of type {type(seed).__name__}")
-    if seed < 0:
-        raise ValueError(f"seed must be a non-negative int; got seed={seed}")
-    return int(seed)
 
 
 def _chunks(total, width):
@@ -103,7 +95,7 @@ def dot_product_std(d_k_values, n_pairs=10_000, seed=0):
     """
     d_ks = _d_k_list(d_k_values)
     n_pairs = check_positive_int(n_pairs, "n_pairs")
-    seed = _seed(seed)
+    seed = check_seed(seed)
     stds = []
     for d_k in d_ks:
         rng = np.random.default_rng([seed, d_k])
@@ -186,7 +178,7 @@ def query_and_keys(d_k, num_keys=8, seed=0, max_d_k=DEFAULT_MAX_D_K):
     max_d_k = check_positive_int(max_d_k, "max_d_k")
     if d_k > max_d_k:
         raise ValueError(f"d_k={d_k} is larger than max_d_k={max_d_k}")
-    rng = np.random.default_rng(_seed(seed))
+    rng = np.random.default_rng(check_seed(seed))
     q_full = rng.standard_normal(max_d_k)  # (max_d_k,)
     k_full = rng.standard_normal((num_keys, max_d_k))  # (T, max_d_k)
     return q_full[:d_k].copy(), k_full[:, :d_k].copy()
@@ -261,7 +253,7 @@ def saturation_stats(d_k_values, num_keys=8, n_rows=2_000, seed=0):
     d_ks = _d_k_list(d_k_values)
     num_keys = check_positive_int(num_keys, "num_keys")
     n_rows = check_positive_int(n_rows, "n_rows")
-    seed = _seed(seed)
+    seed = check_seed(seed)
     names = ("max_weight_unscaled", "max_weight_scaled", "entropy_unscaled", "entropy_scaled",
              "score_std_unscaled", "score_std_scaled")
     out = {name: [] for name in names}

@@ -131,7 +131,7 @@ _HINTS = {
 }
 
 
-@checker("online_update")
+@checker("online_update", mistakes=ONLINE_UPDATE_MISTAKES)
 def check_online_update(online_update):
     """Check a learner's ``online_update(m, l, o, scores_block, v_block) -> (m_new, l_new, o_new)``.
 

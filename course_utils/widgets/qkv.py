@@ -3,7 +3,7 @@ import ipywidgets
 import numpy as np
 
 from course_utils.plots import attention_row_bars, update_row_bars
-from course_utils.scaling import DEFAULT_MAX_D_K, entropy, query_and_keys, row_weights
+from course_utils.lessons.scaling import DEFAULT_MAX_D_K, entropy, query_and_keys, row_weights
 from course_utils.widgets._base import Dashboard
 
 __all__ = ["ScalingDashboard", "D_K_OPTIONS"]
@@ -19,7 +19,7 @@ class ScalingDashboard(Dashboard):
     """One random query against T random keys: the scores and the softmax weights, for any d_k.
 
     The query and keys have independent standard-normal coordinates (the first d_k coordinates
-    of fixed seeded vectors, see ``course_utils.scaling.query_and_keys``), so moving the d_k
+    of fixed seeded vectors, see ``course_utils.lessons.scaling.query_and_keys``), so moving the d_k
     slider adds coordinates to the same vectors. Unscaled, the scores spread like sqrt(d_k) and
     the weights pile onto one key (entropy near 0); divided by sqrt(d_k), the scores keep a
     spread of about 1 and the weights stay spread out.

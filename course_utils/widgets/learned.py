@@ -2,7 +2,7 @@
 import ipywidgets
 import numpy as np
 
-from course_utils.training import ticket_words
+from course_utils.lessons.training import ticket_words
 from course_utils.widgets._base import Dashboard
 
 __all__ = ["TrainingDashboard"]
@@ -14,11 +14,11 @@ class TrainingDashboard(Dashboard):
     Left: one row per probe ticket, one column per position; the colour is the attention weight
     of that ticket's "missing" token on that position (the word is written in the cell). Right:
     the training loss, with a line at the chosen step. The slider picks a snapshot; nothing is
-    recomputed (the snapshots were kept by ``course_utils.training.train``).
+    recomputed (the snapshots were kept by ``course_utils.lessons.training.train``).
 
     Parameters
     ----------
-    run : course_utils.training.TrainingRun
+    run : course_utils.lessons.training.TrainingRun
         Must hold snapshots (``train(..., probe=...)``).
     probe_tokens : array of int, shape (n, T)
         The probe tickets the snapshots belong to.

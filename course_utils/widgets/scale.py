@@ -3,38 +3,15 @@ import ipywidgets
 import numpy as np
 
 from course_utils.blockwise import online_softmax_update
+from course_utils.lessons.data import ONLINE_SCORES
+from course_utils.lessons.online_softmax import online_states
 from course_utils.softmax import softmax
 from course_utils.widgets._base import Dashboard
 
-__all__ = ["OnlineSoftmaxDashboard", "ONLINE_SCORES"]
+__all__ = ["OnlineSoftmaxDashboard"]
 
-#: One query's scores against 12 keys; the largest (3.4) sits in the third block of 4.
-ONLINE_SCORES = np.array([0.5, 1.2, -0.3, 0.8, 2.6, 1.9, -1.0, 0.1, 3.4, 2.2, 0.7, -0.6])
 
 _DONE, _NEW, _LATER = "#1f77b4", "#ff7f0e", "#d9d9d9"
-
-
-def online_states(scores, block_size):
-    """Running maximum and normaliser of one query row after each block of keys.
-
-    Parameters
-    ----------
-    scores : array_like, shape (T,)
-    block_size : int
-
-    Returns
-    -------
-    list of (m, l) float pairs, length ceil(T / block_size) + 1
-        Entry i: after i blocks (entry 0: m = -inf, l = 0, nothing seen yet).
-    """
-    scores = np.asarray(scores, dtype=float)  # (T,)
-    m, l, o = np.array([-np.inf]), np.array([0.0]), np.zeros(1)
-    ones = np.ones((len(scores), 1))  # (T, 1): dummy values, only m and l are shown
-    states = [(float(m[0]), float(l[0]))]
-    for j0 in range(0, len(scores), block_size):
-        m, l, o = online_softmax_update(m, l, o, scores[j0:j0 + block_size], ones[j0:j0 + block_size])
-        states.append((float(m[0]), float(l[0])))
-    return states
 
 
 class OnlineSoftmaxDashboard(Dashboard):

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from course_utils.checks._answers import ChoiceAnswers
+from course_utils.checks._choice_answers import ChoiceAnswers
 from course_utils.checks._format import fmt_value
 from course_utils.checks._framework import (
     Case,
@@ -20,8 +20,9 @@ from course_utils.checks._framework import (
     error_message_contains,
     run_check,
 )
-from course_utils.checks._masks import MaskComparison
-from course_utils.tickets import TICKET, TICKETS
+from course_utils.checks._learner_code import BROADCAST_ERROR, course_softmax, naive_softmax, naive_softmax_empty_rows_zero, shifted_softmax
+from course_utils.checks._mask_answers import MaskComparison
+from course_utils.lessons.data import TICKET, TICKETS
 
 __all__ = [
     "check_causal_mask",
@@ -110,7 +111,7 @@ def _reference_causal_mask(T):
     return causal_mask(T)
 
 
-@checker("causal_mask")
+@checker("causal_mask", mistakes=CAUSAL_MASK_MISTAKES)
 def check_causal_mask(causal_mask):
     """Check a learner's ``causal_mask(T)``: (T, T) bool, True on and below the diagonal.
 
@@ -200,7 +201,7 @@ PADDING_MASK_MISTAKES = (
         "You need every position against every length: give them different axes, "
         "`np.arange(T)[None, :] < lengths[:, None]`, (1, T) against (B, 1) -> (B, T).",
         reproduce=lambda lengths, T: np.arange(T) < np.asarray(lengths),
-        error=error_message_contains("could not be broadcast", error_type=ValueError),
+        error=BROADCAST_ERROR,
     ),
 )
 
@@ -220,7 +221,7 @@ def _reference_padding_mask(lengths, T):
     return padding_mask(lengths, T)
 
 
-@checker("padding_mask")
+@checker("padding_mask", mistakes=PADDING_MASK_MISTAKES)
 def check_padding_mask(padding_mask):
     """Check a learner's ``padding_mask(lengths, T)``: (B, T) bool, True at the real positions.
 
@@ -303,30 +304,7 @@ _ATTENTION_CASES = (
 )
 
 
-def _naive_softmax(x, axis=-1):
-    e = np.exp(x)
-    return e / e.sum(axis=axis, keepdims=True)
-
-
-def _naive_zero_rows_softmax(x, axis=-1):
-    """exp / sum without the shift, but a row with nothing left gets zeros (overflows on large scores)."""
-    e = np.exp(x)
-    total = e.sum(axis=axis, keepdims=True)
-    return np.where(total == 0, 0.0, e / np.where(total == 0, 1.0, total))
-
-
-def _shifted_softmax(x, axis=-1):
-    e = np.exp(x - x.max(axis=axis, keepdims=True))
-    return e / e.sum(axis=axis, keepdims=True)
-
-
-def _safe_softmax(x, axis=-1):
-    from course_utils.softmax import softmax
-
-    return softmax(x, axis=axis)
-
-
-def _attend(q, k, v, mask, *, fill=-np.inf, how="before", softmax=_safe_softmax, scale="sqrt",
+def _attend(q, k, v, mask, *, fill=-np.inf, how="before", softmax=course_softmax, scale="sqrt",
             invert=False, axis=-1):
     """Masked attention with one knob per mistake (the buggy versions the checker recognises).
 
@@ -369,8 +347,8 @@ def _variants(**fixed):
     """Buggy versions sharing ``fixed`` knobs, over the usual ways of handling an empty row."""
     handlings = (
         dict(),                                   # -inf and a softmax that returns zeros
-        dict(softmax=_shifted_softmax),           # -inf and a max-shifted softmax: nan
-        dict(softmax=_naive_softmax),             # -inf and exp / sum: nan
+        dict(softmax=shifted_softmax),           # -inf and a max-shifted softmax: nan
+        dict(softmax=naive_softmax),             # -inf and exp / sum: nan
         dict(fill=-1e9),                          # a large negative number: uniform weights
         dict(how="additive", fill=-1e9),          # scores - 1e9 at blocked keys
     )
@@ -393,7 +371,7 @@ MASKED_ATTENTION_MISTAKES = (
         "normalises over the permitted keys only.",
         reproduce=(
             lambda q, k, v, m: _attend(q, k, v, m, how="zero"),
-            lambda q, k, v, m: _attend(q, k, v, m, how="zero", softmax=_shifted_softmax),
+            lambda q, k, v, m: _attend(q, k, v, m, how="zero", softmax=shifted_softmax),
         ),
     ),
     KnownMistake(
@@ -413,7 +391,7 @@ MASKED_ATTENTION_MISTAKES = (
         "`weights = np.where(has_key, weights, 0.0)`.",
         # (exp / sum without the shift gives the same nan row, but it also overflows on large
         # scores: that is "no max shift")
-        reproduce=lambda q, k, v, m: _attend(q, k, v, m, softmax=_shifted_softmax),
+        reproduce=lambda q, k, v, m: _attend(q, k, v, m, softmax=shifted_softmax),
     ),
     KnownMistake(
         "zero then renormalise",
@@ -456,8 +434,8 @@ MASKED_ATTENTION_MISTAKES = (
         "permitted score before `np.exp` (or call `cu.softmax`, which does it): shifting a row by "
         "a constant does not change its softmax.",
         reproduce=(
-            lambda q, k, v, m: _attend(q, k, v, m, softmax=_naive_softmax),
-            lambda q, k, v, m: _attend(q, k, v, m, softmax=_naive_zero_rows_softmax),  # empty rows handled
+            lambda q, k, v, m: _attend(q, k, v, m, softmax=naive_softmax),
+            lambda q, k, v, m: _attend(q, k, v, m, softmax=naive_softmax_empty_rows_zero),  # empty rows handled
         ),
     ),
     KnownMistake(
@@ -534,7 +512,7 @@ def _reference_masked_attention(q, k, v, mask):
     return scaled_dot_product_attention(q, k, v, mask)
 
 
-@checker("masked_attention")
+@checker("masked_attention", mistakes=MASKED_ATTENTION_MISTAKES)
 def check_masked_attention(masked_attention):
     """Check a learner's ``masked_attention(q, k, v, mask) -> (output, weights)``.
 

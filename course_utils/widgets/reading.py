@@ -7,18 +7,14 @@
     factor; the weights do not move (they depend on the scores only), the output and the effects do.
 
 Computed with the reference code: ``course_utils.attention.attention_row`` and
-``course_utils.influence.removal_effects``.
+``course_utils.lessons.influence.removal_effects``.
 """
 import ipywidgets
 import numpy as np
 
 from course_utils.attention import attention_row
-from course_utils.influence import (
-    EXPERIMENT_SCORES,
-    EXPERIMENT_TOKENS,
-    EXPERIMENT_VALUES,
-    removal_effects,
-)
+from course_utils.lessons.data import EXPERIMENT_SCORES, EXPERIMENT_TOKENS, EXPERIMENT_VALUES
+from course_utils.lessons.influence import removal_effects
 from course_utils.plots import attention_row_bars, update_row_bars
 from course_utils.widgets._base import Dashboard, float_slider
 

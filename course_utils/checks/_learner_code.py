@@ -1,0 +1,76 @@
+"""Pieces of code as learners write them, shared by the checkers' buggy versions and cases.
+
+- softmaxes: ``course_softmax`` (the reference, ``cu.softmax``: zeros for an all -inf row),
+  ``shifted_softmax`` (the max shift, as notebook 01 teaches it: nan for an all -inf row),
+  ``naive_softmax`` (exp / sum: overflows on large scores, nan for an all -inf row) and
+  ``naive_softmax_empty_rows_zero`` (exp / sum, an all -inf row set to zeros); ``SOFTMAXES`` names them;
+- the two numpy errors most mistakes raise: ``MATMUL_ERROR`` (a matrix product refusing its shapes)
+  and ``BROADCAST_ERROR`` (an elementwise operation refusing its shapes), as ``KnownMistake.error``
+  predicates;
+- seeded case inputs that read well in a checker's message: ``rounded_normal``, ``small_ints``.
+"""
+import numpy as np
+
+import course_utils as cu
+from course_utils.checks._framework import error_message_contains
+
+__all__ = [
+    "course_softmax",
+    "shifted_softmax",
+    "naive_softmax",
+    "naive_softmax_empty_rows_zero",
+    "SOFTMAXES",
+    "MATMUL_ERROR",
+    "BROADCAST_ERROR",
+    "rounded_normal",
+    "small_ints",
+]
+
+
+def course_softmax(x, axis=-1):
+    """The course's softmax (max shift; an all -inf row gives zeros)."""
+    return cu.softmax(x, axis=axis)
+
+
+def shifted_softmax(x, axis=-1):
+    """exp(x - max) / sum along ``axis``: right, except nan for an all -inf row."""
+    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def naive_softmax(x, axis=-1):
+    """exp(x) / sum without the shift: overflows on large scores, nan for an all -inf row."""
+    e = np.exp(x)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def naive_softmax_empty_rows_zero(x, axis=-1):
+    """exp(x) / sum without the shift, but zeros for a row with nothing left: overflows on large scores."""
+    e = np.exp(x)
+    total = e.sum(axis=axis, keepdims=True)
+    return np.where(total == 0, 0.0, e / np.where(total == 0, 1.0, total))
+
+
+#: The softmaxes by the name the buggy versions' knobs use.
+SOFTMAXES = {
+    "course": course_softmax,
+    "shifted": shifted_softmax,
+    "naive": naive_softmax,
+    "naive, empty rows handled": naive_softmax_empty_rows_zero,
+}
+
+#: A matrix product refusing its shapes (``@``, ``np.matmul``, ``np.dot``).
+MATMUL_ERROR = error_message_contains("matmul", "not aligned", "mismatch in its core dimension", error_type=ValueError)
+
+#: An elementwise operation refusing its shapes.
+BROADCAST_ERROR = error_message_contains("could not be broadcast", error_type=ValueError)
+
+
+def rounded_normal(seed, *shape, scale=1.0, decimals=2):
+    """Seeded normal numbers rounded to ``decimals`` (short and exact in a checker's message)."""
+    return (scale * np.random.default_rng(seed).standard_normal(shape)).round(decimals)
+
+
+def small_ints(seed, *shape):
+    """Seeded whole numbers in [-2, 2] as floats: easy to read in a checker's message."""
+    return np.random.default_rng(seed).integers(-2, 3, size=shape).astype(float)

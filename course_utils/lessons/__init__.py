@@ -1,0 +1,24 @@
+"""Lesson support: the toy inputs of every notebook and the helpers a single lesson needs.
+
+``data``            every toy input and named example (01-07)
+``scaling``         why scores are divided by sqrt(d_k): dot-product spread, saturation (02)
+``masking``         one sequence's mask; masking before vs zeroing after the softmax (03)
+``heads``           head columns, relabelling heads, attention-pattern measures (04)
+``influence``       contributions and removal effects of keys (05)
+``training``        a one-head model trained in numpy, hand-written gradients (06)
+``online_softmax``  the running maximum and normaliser, block by block (07)
+``measure``         time and peak memory of a call (07, benchmarks)
+
+Modules load on first use: ``import course_utils as cu; cu.lessons.data.TICKET``.
+"""
+import importlib
+
+MODULES = ("data", "scaling", "masking", "heads", "influence", "training", "online_softmax", "measure")
+
+__all__ = list(MODULES)
+
+
+def __getattr__(name):
+    if name in MODULES:
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'course_utils.lessons' has no attribute {name!r}")

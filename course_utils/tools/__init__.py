@@ -1,0 +1,18 @@
+"""Tools that know the repository checkout (maintainers and learners at the command line).
+
+``build``   generate the learner notebooks from the solved ones; the sync check (``make notebooks``)
+``reset``   restore one learner notebook after a verified backup (``make reset NB=01``)
+``doctor``  diagnose this machine's setup (``make doctor``; runs without numpy as a bare script:
+            ``python3 course_utils/tools/doctor.py``)
+"""
+import importlib
+
+MODULES = ("build", "reset", "doctor")
+
+__all__ = list(MODULES)
+
+
+def __getattr__(name):
+    if name in MODULES:
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'course_utils.tools' has no attribute {name!r}")
