@@ -27,7 +27,10 @@ LAB_ARGS ?=
 lab: $(STAMP)
 	$(VENV)/bin/jupyter lab $(LAB_BROWSER) --ServerApp.root_dir="$(CURDIR)" $(LAB_ARGS) $(FIRST_NOTEBOOK)
 
+# Lint first (ruff: pyflakes, pycodestyle, import order, likely bugs; config in pyproject.toml), then every test,
+# doctest and notebook.
 test: $(STAMP)
+	$(VENV)/bin/ruff check .
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 env: $(STAMP)

@@ -1,7 +1,13 @@
-"""Collect every notebook in solutions/ and notebooks/ as an nbval test.
+"""Collect the docstring examples of course_utils, and every notebook in solutions/ and notebooks/.
 
-Each code cell must run without error in a fresh kernel. Only cells tagged
-``nbval-check-output`` (the key numbers) have their output compared with the
+Docstring examples: each module of course_utils/ is collected as ``pytest --doctest-modules``
+would collect it, and only those modules (not the test modules, the benchmarks or tools/), so a
+plain ``pytest`` (testpaths in pyproject.toml) or ``pytest course_utils`` runs them. Each runs
+with numpy's default print options, whatever a test or an earlier example set, and an example
+that sets print options changes them for its own docstring only.
+
+Notebooks: each is an nbval test. Each code cell must run without error in a fresh kernel. Only
+cells tagged ``nbval-check-output`` (the key numbers) have their output compared with the
 stored one: nbval's "lax" mode, turned on here so that a plain ``pytest`` is
 enough (no --nbval flag).
 
@@ -15,22 +21,45 @@ from __future__ import annotations
 from pathlib import Path
 
 import nbformat
+import numpy as np
 import pytest
 from nbval.plugin import IPyNbFile
 
 ROOT = Path(__file__).resolve().parent
+PACKAGE = ROOT / "course_utils"
 SOLUTIONS = ROOT / "solutions"
 LEARNER = ROOT / "notebooks"
 CHECK_TAG = "nbval-check-output"
+# numpy's print options before any test ran (numpy's defaults): docstring examples print with these.
+NUMPY_PRINT_OPTIONS = np.get_printoptions()
 
 
 def pytest_collect_file(file_path: Path, parent):
+    if file_path.suffix == ".py" and PACKAGE in file_path.parents:
+        return package_doctests(file_path, parent)
     opt = parent.config.option
     if opt.nbval or opt.nbval_lax:  # nbval's own collector is on: leave it to nbval
         return None
     if file_path.suffix == ".ipynb" and file_path.parent in (SOLUTIONS, LEARNER):
         return CourseNotebook.from_parent(parent, path=file_path)
     return None
+
+
+def package_doctests(file_path: Path, parent):
+    """The docstring examples of one course_utils module, as --doctest-modules collects them."""
+    doctest_plugin = parent.config.pluginmanager.getplugin("doctest")
+    if doctest_plugin is None or parent.config.option.doctestmodules:  # off, or pytest collects them itself
+        return None
+    return doctest_plugin.DoctestModule.from_parent(parent, path=file_path)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    doctest_plugin = item.config.pluginmanager.getplugin("doctest")
+    if doctest_plugin is None or not isinstance(item, doctest_plugin.DoctestItem):
+        return (yield)
+    with np.printoptions(**NUMPY_PRINT_OPTIONS):  # restored afterwards, whatever the example set
+        return (yield)
 
 
 class CourseNotebook(IPyNbFile):

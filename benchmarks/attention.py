@@ -8,6 +8,7 @@ Writes benchmarks/results/attention.md and attention.png.
     python benchmarks/attention.py [--quick] [--mem-cap-gib 8]
 """
 import argparse
+import functools
 import math
 import sys
 from pathlib import Path
@@ -95,7 +96,7 @@ def run(quick=False, mem_cap=8 * GiB, lengths=LENGTHS):
                     results.append(row)
                     print(f"{dtype} T={t:>5} {name:<34} {row['note']}", flush=True)
                     continue
-                call = (lambda fn=fn: fn(q, k, v, tq, tk, tv))
+                call = functools.partial(fn, q, k, v, tq, tk, tv)
                 out = np.asarray(call())
                 if reference is None:
                     reference = out

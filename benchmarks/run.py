@@ -11,8 +11,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import attention  # noqa: E402
-import notebooks  # noqa: E402
 import widgets  # noqa: E402
+
+import notebooks  # noqa: E402
 
 
 def main(argv=None):

@@ -67,7 +67,7 @@ def time_moves(dashboard, name, moves):
 
 def _training_dashboard(cls):
     """TrainingDashboard needs a training run: the one notebook 06 makes (200 steps, ~0.6 s)."""
-    from course_utils import training as tr
+    from course_utils.lessons import training as tr
 
     tokens, pos, labels = tr.make_tickets(512, seed=0)
     probe_tokens, probe_pos, _ = tr.make_tickets(1000, seed=1)

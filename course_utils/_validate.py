@@ -269,28 +269,31 @@ def as_scale(scale, d_k):
     return float(scale)
 
 
-def check_score_row(scores, values):
-    """Validate one query's row: scores (T,) (may hold -inf) and values (T, d_v).
+def check_score_row(scores, values, *, name="scores", what="score", neginf_ok=True):
+    """Validate one query's row and its values: ``name`` (T,) and values (T, d_v).
+
+    The row is a row of scores by default (it may hold -inf, a masked key); notebook 05's
+    contributions pass a row of weights (``name="weights", what="weight", neginf_ok=False``).
 
     Returns
     -------
-    scores : ndarray, shape (T,)
+    row : ndarray, shape (T,)
     values : ndarray, shape (T, d_v)
 
     Raises
     ------
     ValueError
-        Wrong number of dims, T of scores and values differ, NaN/inf (scores may hold -inf).
+        Wrong number of dims, T of the row and values differ, NaN/inf (a row of scores may hold -inf).
     TypeError
         If an input is not real-valued.
     """
-    scores = as_float_array(scores, "scores", neginf_ok=True)
+    row = as_float_array(scores, name, neginf_ok=neginf_ok)
     values = as_float_array(values, "values")
-    check_ndim(scores, "scores", 1, "(T,): one query's score for each key")
+    check_ndim(row, name, 1, f"(T,): one query's {what} for each key")
     check_ndim(values, "values", 2, "(T, d_v): one value vector per key")
-    if scores.shape[0] != values.shape[0]:
+    if row.shape[0] != values.shape[0]:
         raise ValueError(
-            f"scores has T={scores.shape[0]} keys but values has T={values.shape[0]} rows "
-            f"(scores shape {scores.shape}, values shape {values.shape})"
+            f"{name} has T={row.shape[0]} keys but values has T={values.shape[0]} rows "
+            f"({name} shape {row.shape}, values shape {values.shape})"
         )
-    return scores, values
+    return row, values

@@ -7,7 +7,7 @@
 import numpy as np
 
 from course_utils._validate import as_mask, as_scale, check_qkv, check_score_row
-from course_utils.softmax import _softmax_unchecked
+from course_utils.softmax import softmax_unchecked
 
 
 def attention_row(scores, values):
@@ -46,7 +46,7 @@ def attention_row(scores, values):
     (array([0.665, 0.245, 0.09 ]), array([0.935, 0.579]))
     """
     scores, values = check_score_row(scores, values)
-    weights = _softmax_unchecked(scores, 0)  # (T,)
+    weights = softmax_unchecked(scores, 0)  # (T,)
     output = weights @ values  # (T,) @ (T, d_v) -> (d_v,)
     return output, weights
 
@@ -118,6 +118,6 @@ def scaled_dot_product_attention(q, k, v, mask=None, *, scale=None):
                 scores = scores + mask  # (..., T_q, T_k)
             if np.isposinf(scores).any():
                 raise ValueError("scores + mask overflowed to +inf; the float mask is too large")
-    weights = _softmax_unchecked(scores, -1)  # (..., T_q, T_k); empty rows -> zeros
+    weights = softmax_unchecked(scores, -1)  # (..., T_q, T_k); empty rows -> zeros
     output = weights @ v  # (..., T_q, T_k) @ (..., T_k, d_v) -> (..., T_q, d_v)
     return output, weights

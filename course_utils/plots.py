@@ -12,34 +12,42 @@ build                       update in place
 ``value_hull_plot``         ``update_value_hull``
 ==========================  ===========================
 
+``attention_heatmap`` returns a ``Heatmap`` (the image, the numbers printed in its cells, the hatched
+blocked cells); ``update_heatmap`` takes it back.
+
 Every heatmap uses the same fixed colour scale (``vmin=0``, ``vmax=1``, ``cividis``), so one colour bar reads
 for several of them: ``weight_colorbar(axes)`` draws one bar beside a whole row or grid of heatmaps, and
 ``attention_heatmap(..., colorbar=True)`` one beside a single heatmap.
 
-Colours: the heatmap uses ``cividis`` by default (readable with the common colour-vision
-deficiencies, and monotone in lightness); the other plots use the Okabe-Ito palette.
+Colours and font sizes come from ``course_utils.style``: the heatmap uses ``style.HEATMAP_CMAP``
+(cividis: readable with the common colour-vision deficiencies, and monotone in lightness); the other
+plots use the Okabe-Ito palette.
 """
-import numpy as np
+from dataclasses import dataclass
+
 import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.image import AxesImage
 from matplotlib.patches import Polygon, Rectangle
 from matplotlib.ticker import MaxNLocator
 
+from course_utils import style
+
 __all__ = [
+    "Heatmap",
     "attention_heatmap",
     "update_heatmap",
     "weight_colorbar",
+    "cell_text_colour",
+    "contrasting_text_colour",
+    "blocked_cell_patch",
+    "blocked_cell_grid",
     "attention_row_bars",
     "update_row_bars",
     "value_hull_plot",
     "update_value_hull",
     "convex_hull",
 ]
-
-# Okabe-Ito colours (colour-blind safe).
-_BLUE = "#0072B2"
-_ORANGE = "#E69F00"
-_VERMILLION = "#D55E00"
-_GREY = "#999999"
 
 #: Heatmaps whose larger side has at most this many cells print their values by default.
 ANNOTATE_MAX_T = 10
@@ -76,21 +84,48 @@ def _new_axes(figsize):
     return ax
 
 
-def _text_colour(rgba):
-    """Black or white, whichever contrasts more with a cell of colour ``rgba`` (WCAG luminance)."""
+def contrasting_text_colour(rgba):
+    """Black or white, whichever contrasts more with a cell of colour ``rgba`` (WCAG luminance).
+
+    Parameters
+    ----------
+    rgba : sequence of float, length 3 or 4
+        The cell's colour, each channel in [0, 1].
+
+    Returns
+    -------
+    str
+        "black" or "white".
+    """
     rgb = np.asarray(rgba[:3], dtype=float)
     linear = np.where(rgb <= 0.03928, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
     luminance = float(linear @ [0.2126, 0.7152, 0.0722])
     return "black" if luminance > 0.179 else "white"
 
 
-#: How a masked-out (blocked) cell looks in every heatmap of the course: grey, hatched.
-BLOCKED_CELL_STYLE = dict(facecolor="0.82", edgecolor="0.45", hatch="///", linewidth=0.0)
+def cell_text_colour(image, value):
+    """The colour of a number printed in the cell of ``image`` that shows ``value`` (black or white).
+
+    Parameters
+    ----------
+    image : matplotlib.image.AxesImage
+        Any image drawn with a colour map (``ax.imshow``), e.g. ``Heatmap.image``.
+    value : float
+
+    Returns
+    -------
+    str
+        "black" or "white", whichever contrasts more with the cell's colour.
+    """
+    return contrasting_text_colour(image.cmap(image.norm(value)))
 
 
 def blocked_cell_patch(i, j, **kwargs):
-    """A hatched grey square over heatmap cell (row i, column j), drawn above the image."""
-    return Rectangle((j - 0.5, i - 0.5), 1.0, 1.0, zorder=2, **BLOCKED_CELL_STYLE, **kwargs)
+    """A hatched grey square over heatmap cell (row i, column j), drawn above the image.
+
+    It looks as ``course_utils.style.BLOCKED_CELL_STYLE`` says; ``kwargs`` go to ``Rectangle``.
+    """
+    return Rectangle((j - 0.5, i - 0.5), 1.0, 1.0, zorder=2, **style.BLOCKED_CELL_STYLE, **kwargs)
 
 
 def blocked_cell_grid(ax, n):
@@ -130,6 +165,40 @@ def _allowed_from_mask(mask, shape):
 
 
 # --------------------------------------------------------------------------- heatmap
+@dataclass(frozen=True, repr=False, eq=False)
+class Heatmap:
+    """What ``attention_heatmap`` drew; give it to ``update_heatmap`` to show new weights in place.
+
+    Attributes
+    ----------
+    image : matplotlib.image.AxesImage
+        The weights' image (``image.get_array()`` holds the weights drawn now).
+    cell_texts : ndarray of object, shape (T_q, T_k)
+        The number printed in each cell (a ``matplotlib.text.Text``), or None where nothing is printed
+        (``annotate=False``, or a blocked cell).
+    blocked_patches : tuple of matplotlib.patches.Rectangle
+        The hatched squares over the cells the mask blocks (empty without a mask).
+    """
+
+    image: AxesImage
+    cell_texts: np.ndarray
+    blocked_patches: tuple = ()
+
+    @property
+    def ax(self):
+        """matplotlib.axes.Axes: where the heatmap is drawn."""
+        return self.image.axes
+
+    @property
+    def shape(self):
+        """(T_q, T_k): the shape of the weights."""
+        return self.cell_texts.shape
+
+    def __repr__(self):  # no memory addresses (a notebook cell may end with a heatmap)
+        t_q, t_k = self.shape
+        return f"Heatmap({t_q} x {t_k}, {len(self.blocked_patches)} blocked cells)"
+
+
 def attention_heatmap(
     weights,
     query_labels=None,
@@ -138,7 +207,7 @@ def attention_heatmap(
     ax=None,
     title=None,
     annotate=None,
-    cmap="cividis",
+    cmap=style.HEATMAP_CMAP,
     vmin=0.0,
     vmax=1.0,
     colorbar=False,
@@ -160,7 +229,7 @@ def attention_heatmap(
     annotate : bool, optional
         Print each weight (2 decimals) in its cell, in black or white for contrast with the cell.
         Default: True when max(T_q, T_k) <= 10.
-    cmap : str or Colormap, default "cividis"
+    cmap : str or Colormap, default ``course_utils.style.HEATMAP_CMAP`` ("cividis")
         Colour-blind-friendly by default.
     vmin, vmax : float, default 0 and 1
         Colour scale limits (fixed, so two plots of weights compare by colour).
@@ -174,8 +243,9 @@ def attention_heatmap(
 
     Returns
     -------
-    matplotlib.image.AxesImage
-        The image; pass it to ``update_heatmap`` to show new weights in place.
+    Heatmap
+        The image, the printed numbers and the hatched cells; pass it to ``update_heatmap`` to show
+        new weights in place.
 
     Raises
     ------
@@ -222,27 +292,27 @@ def attention_heatmap(
     if title is not None:
         ax.set_title(title)
 
-    blocked_patches = []
+    blocked_patches = ()
     if allowed is not None:
-        for i, j in zip(*np.nonzero(~allowed)):
-            blocked_patches.append(ax.add_patch(blocked_cell_patch(i, j)))
+        blocked_patches = tuple(
+            ax.add_patch(blocked_cell_patch(i, j)) for i, j in zip(*np.nonzero(~allowed))
+        )
 
-    texts = np.full(weights.shape, None, dtype=object)
+    texts = np.full(weights.shape, None, dtype=object)  # (T_q, T_k) Text or None
     if annotate:
         for i in range(t_q):
             for j in range(t_k):
                 if allowed is not None and not allowed[i, j]:
                     continue
                 texts[i, j] = ax.text(
-                    j, i, "", ha="center", va="center", fontsize=9, zorder=3,
+                    j, i, "", ha="center", va="center", fontsize=style.FONT_CELL, zorder=3,
                 )
-    image._cell_texts = texts  # (T_q, T_k) Text or None, kept for update_heatmap
-    image._blocked_patches = blocked_patches
-    _set_cell_texts(image, weights)
+    heatmap = Heatmap(image=image, cell_texts=texts, blocked_patches=blocked_patches)
+    _set_cell_texts(heatmap, weights)
 
     if colorbar:
         weight_colorbar(ax)
-    return image
+    return heatmap
 
 
 def weight_colorbar(axes, *, label="attention weight", **kwargs):
@@ -256,8 +326,9 @@ def weight_colorbar(axes, *, label="attention weight", **kwargs):
 
     Parameters
     ----------
-    axes : matplotlib.axes.Axes, or a sequence or array of them
-        Axes on which ``attention_heatmap`` drew (each holds the heatmap's image).
+    axes : matplotlib.axes.Axes or Heatmap, or a sequence or array of them
+        Axes on which ``attention_heatmap`` drew (each holds the heatmap's image), or the heatmaps
+        it returned.
     label : str, default "attention weight"
     **kwargs
         Passed to ``Figure.colorbar`` (e.g. ``shrink=0.8``).
@@ -275,6 +346,7 @@ def weight_colorbar(axes, *, label="attention weight", **kwargs):
     axes_list = list(np.ravel(np.asarray(axes, dtype=object)))
     if not axes_list:
         raise ValueError("weight_colorbar needs at least one Axes holding a heatmap")
+    axes_list = [item.ax if isinstance(item, Heatmap) else item for item in axes_list]
     images = []
     for position, ax in enumerate(axes_list):
         if not ax.images:
@@ -293,40 +365,53 @@ def weight_colorbar(axes, *, label="attention weight", **kwargs):
     return axes_list[0].figure.colorbar(images[0], ax=target, label=label, **kwargs)
 
 
-def _set_cell_texts(image, weights):
-    for (i, j), text in np.ndenumerate(image._cell_texts):
+def _set_cell_texts(heatmap, weights):
+    for (i, j), text in np.ndenumerate(heatmap.cell_texts):
         if text is None:
             continue
         value = weights[i, j]
         text.set_text(f"{value:.2f}")
-        text.set_color(_text_colour(image.cmap(image.norm(value))))
+        text.set_color(cell_text_colour(heatmap.image, value))
 
 
-def update_heatmap(image, weights):
+def update_heatmap(heatmap, weights):
     """Show new weights in a heatmap drawn by ``attention_heatmap``, in place.
+
+    The image and the printed numbers change; the blocked cells stay as drawn (a different mask
+    needs a new heatmap, or patches of its own: ``blocked_cell_grid``).
 
     Parameters
     ----------
-    image : matplotlib.image.AxesImage
+    heatmap : Heatmap
         What ``attention_heatmap`` returned.
     weights : array_like, shape (T_q, T_k)
         Same shape as the weights first drawn.
 
     Returns
     -------
-    matplotlib.image.AxesImage
-        The same image.
+    Heatmap
+        The same heatmap.
+
+    Raises
+    ------
+    TypeError
+        If ``heatmap`` is not a ``Heatmap`` (e.g. a bare image).
+    ValueError
+        If the shape of weights differs from the heatmap's.
     """
+    if not isinstance(heatmap, Heatmap):
+        raise TypeError(
+            f"update_heatmap needs the Heatmap that attention_heatmap returned; got {type(heatmap).__name__}"
+        )
     weights = _as_float(weights, "weights")
-    old_shape = image.get_array().shape
-    if weights.shape != old_shape:
+    if weights.shape != heatmap.shape:
         raise ValueError(
-            f"weights shape {weights.shape} differs from the heatmap's shape {old_shape}; "
+            f"weights shape {weights.shape} differs from the heatmap's shape {heatmap.shape}; "
             f"draw a new heatmap for a different size"
         )
-    image.set_data(weights)
-    _set_cell_texts(image, weights)
-    return image
+    heatmap.image.set_data(weights)
+    _set_cell_texts(heatmap, weights)
+    return heatmap
 
 
 # --------------------------------------------------------------------------- one row as bars
@@ -370,7 +455,7 @@ def attention_row_bars(weights, labels=None, *, ax=None, title=None):
     if ax is None:
         ax = _new_axes((max(3.0, 1.0 + 0.8 * t), 3.0))
     x = np.arange(t)
-    bars = ax.bar(x, weights, color=_BLUE, width=0.6)
+    bars = ax.bar(x, weights, color=style.BLUE, width=0.6)
     ax.set_xticks(x, labels)
     ax.set_ylim(0.0, 1.0)
     ax.set_yticks(np.linspace(0.0, 1.0, 6))
@@ -382,7 +467,7 @@ def attention_row_bars(weights, labels=None, *, ax=None, title=None):
     bars.value_labels = [
         ax.annotate(
             "", xy=(xi, 0.0), xytext=(0, 3), textcoords="offset points",
-            ha="center", va="bottom", fontsize=10, annotation_clip=False,
+            ha="center", va="bottom", fontsize=style.FONT_LABEL, annotation_clip=False,
         )
         for xi in x
     ]
@@ -513,36 +598,36 @@ def value_hull_plot(values, weights, labels=None, *, ax=None):
 
     hull_xy = convex_hull(values)
     hull = Polygon(
-        hull_xy, closed=True, facecolor=_ORANGE, alpha=0.25, edgecolor=_ORANGE, linewidth=1.5,
+        hull_xy, closed=True, facecolor=style.ORANGE, alpha=0.25, edgecolor=style.ORANGE, linewidth=1.5,
         zorder=1, label="convex hull of the values",
     )
     ax.add_patch(hull)
     output = weights @ values  # (T,) @ (T, 2) -> (2,)
     spokes = [
-        ax.plot([v[0], output[0]], [v[1], output[1]], color=_GREY, zorder=2,
+        ax.plot([v[0], output[0]], [v[1], output[1]], color=style.GREY, zorder=2,
                 solid_capstyle="round")[0]
         for v in values
     ]
-    points = ax.scatter(values[:, 0], values[:, 1], s=60, color=_BLUE, zorder=3,
+    points = ax.scatter(values[:, 0], values[:, 1], s=60, color=style.BLUE, zorder=3,
                         label="value vectors")
     point_labels = [
         ax.annotate(
             f"{label}\n({v[0]:g}, {v[1]:g})", xy=v, xytext=(6, 6), textcoords="offset points",
-            fontsize=9, color=_BLUE, zorder=4,
+            fontsize=style.FONT_NOTE, color=style.BLUE, zorder=4,
             # a light backing keeps the label readable over the hull and anything drawn on it
             bbox=dict(boxstyle="round,pad=0.15", facecolor="white", edgecolor="none", alpha=0.75),
         )
         for label, v in zip(labels, values)
     ]
     (output_marker,) = ax.plot(
-        [output[0]], [output[1]], marker="*", markersize=16, color=_VERMILLION,
+        [output[0]], [output[1]], marker="*", markersize=16, color=style.VERMILLION,
         markeredgecolor="black", markeredgewidth=0.6, linestyle="none", zorder=5,
         label="output = weights @ values",
     )
     # The output's coordinates sit above the axes, where they never hide a point.
     output_label = ax.text(
-        0.5, 1.03, "", transform=ax.transAxes, ha="center", va="bottom", fontsize=10,
-        color=_VERMILLION,
+        0.5, 1.03, "", transform=ax.transAxes, ha="center", va="bottom", fontsize=style.FONT_LABEL,
+        color=style.VERMILLION,
     )
 
     # Fixed limits around the values (room for labels), so moving the output never rescales.

@@ -50,11 +50,16 @@ def softmax(x, axis=-1):
         raise ValueError(
             f"axis={axis} is out of range for x with {x.ndim} dimension(s) (shape {x.shape})"
         )
-    return _softmax_unchecked(x, int(axis))
+    return softmax_unchecked(x, int(axis))
 
 
-def _softmax_unchecked(x, axis):
-    """Softmax of a floating ndarray already free of NaN and +inf (see ``softmax``)."""
+def softmax_unchecked(x, axis):
+    """Softmax of a floating ndarray already free of NaN and +inf (see ``softmax``).
+
+    The unchecked internal call behind ``softmax``, for course_utils' own callers that have
+    validated their inputs already (``attention``, ``lessons``); not part of the learners' API
+    (``course_utils.__all__``). ``axis`` must be an int in range.
+    """
     if x.shape[axis] == 0:
         return np.zeros_like(x)  # empty slices: nothing to normalise
     row_max = np.max(x, axis=axis, keepdims=True)  # (..., 1, ...)

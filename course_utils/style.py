@@ -5,8 +5,11 @@ with the common colour-vision deficiencies; heatmaps use ``cividis``, a colour m
 in lightness and readable with those deficiencies. Notebooks use the same names
 (``cu.style.BLUE``) instead of typing colours, so a change here changes every picture.
 """
+from types import MappingProxyType
 
 __all__ = [
+    "INK",
+    "CHECK_BOX_COLOURS",
     "BLUE",
     "ORANGE",
     "VERMILLION",
@@ -18,8 +21,12 @@ __all__ = [
     "LIGHT_GREY",
     "DARK_GREY",
     "HEATMAP_CMAP",
+    "DIVERGING_CMAP",
+    "BLOCKED_CELL_STYLE",
     "FONT_CELL",
+    "FONT_CELL_DENSE",
     "FONT_SMALL",
+    "FONT_NOTE",
     "FONT_LABEL",
     "FONT_TITLE",
 ]
@@ -39,9 +46,37 @@ DARK_GREY = "#4D4D4D"
 
 #: The colour map of every attention heatmap (weights from 0 to 1).
 HEATMAP_CMAP = "cividis"
+#: The colour map of signed values around 0 (notebook 04's concatenated head outputs): purple for
+#: negative, orange for positive (ColorBrewer's PuOr, readable with the common colour-vision deficiencies).
+DIVERGING_CMAP = "PuOr"
 
-#: Font sizes in points: numbers inside heatmap cells, small notes, axis labels and value labels, titles.
+#: How a masked-out (blocked) heatmap cell looks in every picture: light grey, hatched in dark grey, so it
+#: reads as "blocked" by its pattern, not by its colour alone. Read-only: ``Rectangle(..., **BLOCKED_CELL_STYLE)``.
+BLOCKED_CELL_STYLE = MappingProxyType(
+    dict(facecolor=LIGHT_GREY, edgecolor=DARK_GREY, hatch="///", linewidth=0.0)
+)
+
+# Font sizes in points.
+#: Numbers inside heatmap cells.
 FONT_CELL = 9
+#: Numbers inside the small cells of a dense dashboard heatmap (up to 10 x 10 in a 4.6-inch panel).
+FONT_CELL_DENSE = 7
+#: Tick labels and numbers crowded beside small cells (a dashboard's row sums).
 FONT_SMALL = 8
+#: Notes, captions and legends on a figure; the titles of small panels.
+FONT_NOTE = 9
+#: Axis labels and the values printed on bars and points; titles of crowded panels.
 FONT_LABEL = 10
+#: Titles, and the summary line of a dashboard.
 FONT_TITLE = 11
+
+# The checkers' result box (HTML, in the notebooks). The label word, not the colour, is the primary cue;
+# the colours only repeat it (dark borders on light backgrounds, text contrast above 7:1).
+#: Text ink of the box.
+INK = "#1a1a1a"
+#: status -> (border, background) of the box: green for correct, red for not yet right, amber for not attempted.
+CHECK_BOX_COLOURS = MappingProxyType({
+    "correct": ("#2e7d32", "#e8f5e9"),
+    "wrong": ("#c62828", "#fdecea"),
+    "not attempted": ("#8d6e00", "#fff8e1"),
+})

@@ -12,8 +12,8 @@ lock). Without a browser the test is skipped with a message, unless COURSE_REQUI
 from __future__ import annotations
 
 import json
-import re
 import os
+import re
 import shutil
 import socket
 import subprocess

@@ -1,9 +1,15 @@
-"""Tests for course_utils.tools.build, the learner-notebook generator (all on small notebooks in tmp_path)."""
+"""Tests for course_utils.tools.build, the learner-notebook generator.
+
+All in tmp_path: small notebooks, and copies of the real solved notebook 01 and of a learner notebook
+from git history (tests/data/).
+"""
 
 import ast
 import datetime as dt
 import json
 import re
+import shutil
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -160,7 +166,7 @@ def test_learner_notebook_strips_outputs_and_volatile_metadata_keeps_tags_ids_ma
     record = learner.metadata["course_build"]
     assert record["source"] == "01-first.ipynb"
     assert record["fingerprint"] == B.fingerprint(learner)
-    assert re.fullmatch(r"sha256:[0-9a-f]{64}", record["fingerprint"])
+    assert re.fullmatch(r"v1:sha256:[0-9a-f]{64}", record["fingerprint"])
 
 
 def test_malformed_marker_error_names_notebook_and_cell():
@@ -182,6 +188,198 @@ def test_fingerprint_ignores_outputs_but_not_sources():
     assert B.has_learner_edits(ran) is True
     del ran.metadata["course_build"]
     assert B.has_learner_edits(ran) is None
+
+
+# ---------------------------------------------------------------------------------------------
+# fingerprint versions
+# ---------------------------------------------------------------------------------------------
+
+#: notebooks/01-one-attention-row.ipynb exactly as commit 7dde366 generated it (`git show
+#: 7dde366:notebooks/01-one-attention-row.ipynb`): a learner's copy from before fingerprints had a
+#: version, recording "sha256:<hex>". Stored as .json so that ruff and nbval leave it alone.
+OLD_LEARNER = Path(__file__).parent / "data" / "learner-01-one-attention-row.7dde366.ipynb.json"
+OLD_NAME = "01-one-attention-row.ipynb"
+
+
+def old_learner():
+    return B.read_notebook(OLD_LEARNER)
+
+
+def learner_ran(nb):
+    """A copy of `nb` after a learner ran every cell and JupyterLab saved it."""
+    ran = nbformat.from_dict(json.loads(json.dumps(nb)))
+    for count, cell in enumerate((c for c in ran.cells if c.cell_type == "code"), start=1):
+        cell.execution_count = count
+        cell.outputs = [new_output("stream", name="stdout", text=f"ran {count}\n")]
+        cell.metadata["execution"] = {"shell.execute_reply": "2026-11-30T09:00:00Z"}
+    ran.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": {}}}
+    return ran
+
+
+def an_edit(nb):
+    """A copy of `nb` with the learner's answer in its first exercise cell."""
+    edited = nbformat.from_dict(json.loads(json.dumps(nb)))
+    cell = next(c for c in edited.cells if "raise NotImplementedError()" in c.source)
+    cell.source = cell.source.replace("raise NotImplementedError()", "return my_answer")
+    return edited
+
+
+def with_fingerprint(nb, value):
+    copy = nbformat.from_dict(json.loads(json.dumps(nb)))
+    copy.metadata["course_build"]["fingerprint"] = value
+    return copy
+
+
+def test_versions():
+    assert B.FINGERPRINT_VERSION == 1 and B.FINGERPRINT_VERSIONS == (1,)
+    nb = solved_notebook()
+    assert B.fingerprint(nb) == B.fingerprint(nb, version=1) == "v1:" + B._body_v1(nb)
+    with pytest.raises(ValueError, match="no fingerprint format version 2"):
+        B.fingerprint(nb, version=2)
+    body = "sha256:" + "ab" * 32
+    assert B.parse_fingerprint(body) == (1, body) == B.parse_fingerprint("v1:" + body)
+
+
+def test_old_learner_notebook_unedited_is_not_edited():
+    old = old_learner()
+    recorded = old.metadata["course_build"]["fingerprint"]
+    assert re.fullmatch(r"sha256:[0-9a-f]{64}", recorded)  # no version: it reads as version 1
+    assert B.parse_fingerprint(recorded) == (1, recorded)
+    assert B.has_learner_edits(old) is False
+    assert B.has_learner_edits(learner_ran(old)) is False  # running and saving is not an edit
+
+
+def test_old_learner_notebook_edited_is_edited():
+    old = old_learner()
+    assert B.has_learner_edits(an_edit(old)) is True
+    assert B.has_learner_edits(learner_ran(an_edit(old))) is True
+    for change in ("delete", "append", "move"):
+        changed = nbformat.from_dict(json.loads(json.dumps(old)))
+        if change == "delete":
+            del changed.cells[-1]
+        elif change == "append":
+            changed.cells.append(new_code_cell("my_note = 1"))
+        else:
+            changed.cells[1], changed.cells[2] = changed.cells[2], changed.cells[1]
+        assert B.has_learner_edits(changed) is True, change
+
+
+@pytest.fixture
+def course_01(tmp_path):
+    """solutions/ holding today's solved notebook 01 (the real one), and an empty notebooks/."""
+    solutions, notebooks = tmp_path / "solutions", tmp_path / "notebooks"
+    solutions.mkdir()
+    notebooks.mkdir()
+    shutil.copy(B.SOLUTIONS_DIR / OLD_NAME, solutions / OLD_NAME)
+    return solutions, notebooks, tmp_path / "backups"
+
+
+def test_build_updates_an_unedited_old_learner_notebook(course_01):
+    """What a learner's saved notebook 01 from commit 7dde366 meets in `make notebooks` today."""
+    solutions, notebooks, backups = course_01
+    B.write_notebook(learner_ran(old_learner()), notebooks / OLD_NAME)
+
+    (result,) = B.build(solutions, notebooks, backup_dir=backups)
+
+    assert result.status == "updated", result.message
+    assert not backups.exists()
+    new = B.read_notebook(notebooks / OLD_NAME)
+    assert new.metadata["course_build"]["fingerprint"] == B.fingerprint(new)
+    assert new.metadata["course_build"]["fingerprint"].startswith("v1:sha256:")
+    assert B.out_of_date(solutions, notebooks) == []
+
+
+def test_build_keeps_an_edited_old_learner_notebook(course_01, capsys):
+    solutions, notebooks, backups = course_01
+    B.write_notebook(learner_ran(an_edit(old_learner())), notebooks / OLD_NAME)
+    before = (notebooks / OLD_NAME).read_bytes()
+
+    status = B.main(["--solutions", str(solutions), "--notebooks", str(notebooks), "--backup-dir", str(backups)])
+
+    assert status == 1
+    assert (notebooks / OLD_NAME).read_bytes() == before
+    assert "edited since it was generated, so not overwritten" in capsys.readouterr().err
+
+
+def test_notebook_generated_before_versions_with_unchanged_cells_is_updated(course):
+    """A learner notebook from the commit before versions (same cells, "sha256:<hex>") is not edited."""
+    solutions, notebooks, backups = course
+    B.build(solutions, notebooks, backup_dir=backups)
+    path = notebooks / "01-first.ipynb"
+    current = B.read_notebook(path)
+    unversioned = current.metadata["course_build"]["fingerprint"].removeprefix("v1:")
+    B.write_notebook(learner_ran(with_fingerprint(current, unversioned)), path)
+    assert B.has_learner_edits(B.read_notebook(path)) is False
+    assert [p.name for p in B.out_of_date(solutions, notebooks)] == ["01-first"]
+    assert "metadata.course_build" in str(B.out_of_date(solutions, notebooks)[0])
+
+    results = {r.name: r.status for r in B.build(solutions, notebooks, backup_dir=backups)}
+
+    assert results == {"01-first": "updated", "02-second": "unchanged"}
+    assert B.read_notebook(path).metadata["course_build"]["fingerprint"] == "v1:" + unversioned
+    assert not backups.exists()
+
+
+@pytest.mark.parametrize("recorded, why", [
+    ("v2:sha256:" + "0" * 64, "has format version 2, which this course_utils does not know (it reads version 1)"),
+    ("v99:blake3:abc", "has format version 99, which this course_utils does not know"),
+    ("sha256:not-hex", "is not a valid version 1 fingerprint"),
+    ("v1:md5:" + "0" * 32, "is not a valid version 1 fingerprint"),
+    (42, "is not a string"),
+])
+def test_unreadable_fingerprint_is_reported_not_taken_for_an_edit(recorded, why):
+    nb = with_fingerprint(B.learner_notebook(solved_notebook(), "01-first.ipynb"), recorded)
+    with pytest.raises(B.UnknownFingerprint, match=re.escape(why)) as info:
+        B.has_learner_edits(nb)
+    assert info.value.fingerprint == recorded
+    with pytest.raises(B.UnknownFingerprint):
+        B.fingerprint_matches(nb, recorded)
+
+
+def test_build_leaves_a_notebook_of_an_unknown_version_alone_and_says_why(course, capsys):
+    solutions, notebooks, backups = course
+    B.build(solutions, notebooks, backup_dir=backups)
+    path = notebooks / "01-first.ipynb"
+    B.write_notebook(with_fingerprint(B.read_notebook(path), "v3:sha512:" + "0" * 128), path)
+    edit_cell(solutions / "01-first.ipynb", 3, "x = 42")
+    before = path.read_bytes()
+    common = ["--solutions", str(solutions), "--notebooks", str(notebooks), "--backup-dir", str(backups)]
+
+    assert B.main(common) == 1
+    assert path.read_bytes() == before
+    err = capsys.readouterr().err
+    assert "01-first.ipynb" in err and "format version 3" in err and "newer version of the course" in err
+    assert "whether it was edited cannot be told, so not overwritten" in err and "--force 01-first" in err
+
+    (result,) = B.build(solutions, notebooks, force=True, names=["01"], backup_dir=backups)
+    assert result.status == "overwritten" and "unreadable fingerprint" in result.message
+    assert result.backup.read_bytes() == before
+    assert B.read_notebook(path).cells[3].source == "x = 42"
+
+
+def test_a_future_format_keeps_recognising_notebooks_of_earlier_ones(course, monkeypatch):
+    """The guarantee versions give: when a version 2 is written, version 1 notebooks (with or without
+    "v1:") whose cells are unchanged still update, edited ones are still kept."""
+    solutions, notebooks, backups = course
+    B.build(solutions, notebooks, backup_dir=backups)  # version 1
+    first, second = notebooks / "01-first.ipynb", notebooks / "02-second.ipynb"
+    unversioned = B.read_notebook(first).metadata["course_build"]["fingerprint"].removeprefix("v1:")
+    B.write_notebook(with_fingerprint(B.read_notebook(first), unversioned), first)
+    edit_cell(second, 3, "mine = 1")
+
+    def body_v2(nb):  # another payload: the same cells, another hash
+        return "sha512:" + B.hashlib.sha512(B._cells_json(nb).encode()).hexdigest()
+
+    monkeypatch.setitem(B._FORMATS, 2, (body_v2, re.compile(r"sha512:[0-9a-f]{128}")))
+    monkeypatch.setattr(B, "FINGERPRINT_VERSION", 2)
+    assert B.has_learner_edits(B.read_notebook(first)) is False
+    assert B.has_learner_edits(B.read_notebook(second)) is True
+
+    results = {r.name: r.status for r in B.build(solutions, notebooks, backup_dir=backups)}
+
+    assert results == {"01-first": "updated", "02-second": "skipped"}
+    assert B.read_notebook(first).metadata["course_build"]["fingerprint"].startswith("v2:sha512:")
+    assert B.has_learner_edits(B.read_notebook(first)) is False
 
 
 # ---------------------------------------------------------------------------------------------

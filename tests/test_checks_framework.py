@@ -5,8 +5,8 @@ import pytest
 from course_utils.checks import (
     DEFAULT_HINTS,
     NOT_A_USUAL_MISTAKE,
-    CheckResult,
     Case,
+    CheckResult,
     KnownMistake,
     checker,
     error_message_contains,

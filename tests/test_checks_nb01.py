@@ -6,8 +6,10 @@ it wrong, at the expected (first failing) case, with the hint for that mistake.
 import math
 from functools import partial
 
+import checker_helpers  # tests/checker_helpers.py: the shared assertions
 import numpy as np
 import pytest
+from checker_helpers import stub
 
 from course_utils.attention import attention_row as reference_attention_row
 from course_utils.checks import (
@@ -18,9 +20,6 @@ from course_utils.checks import (
     check_softmax,
 )
 from course_utils.softmax import softmax as reference_softmax
-
-import checker_helpers  # tests/checker_helpers.py: the shared assertions
-from checker_helpers import stub
 
 assert_wrong_with_hint = checker_helpers.assert_wrong
 check_mutant = partial(checker_helpers.check_mutant, exact_hint=True)

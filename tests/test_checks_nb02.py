@@ -5,8 +5,10 @@ it wrong, at the expected (first failing) case, with the hint for that mistake.
 """
 from functools import partial
 
+import checker_helpers  # tests/checker_helpers.py: the shared assertions
 import numpy as np
 import pytest
+from checker_helpers import stub
 
 from course_utils.attention import scaled_dot_product_attention
 from course_utils.checks import (
@@ -21,9 +23,6 @@ from course_utils.checks import (
     check_shapes,
 )
 from course_utils.softmax import softmax
-
-import checker_helpers  # tests/checker_helpers.py: the shared assertions
-from checker_helpers import stub
 
 assert_wrong_with_hint = checker_helpers.assert_wrong
 check_mutant = partial(checker_helpers.check_mutant, exact_hint=True)

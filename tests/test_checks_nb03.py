@@ -5,8 +5,10 @@ wrong, at the expected (first failing) case, with the hint for that mistake (Non
 """
 from functools import partial
 
+import checker_helpers  # tests/checker_helpers.py: the shared assertions
 import numpy as np
 import pytest
+from checker_helpers import stub
 
 import course_utils as cu
 from course_utils.checks import (
@@ -21,9 +23,6 @@ from course_utils.checks import (
 )
 from course_utils.checks._mask_answers import read_mask as _interpret_mask
 from course_utils.checks.masks import _VERDICTS, _answer_key, _buggy_labels
-
-import checker_helpers  # tests/checker_helpers.py: the shared assertions
-from checker_helpers import stub
 
 # these checkers may read a mistake from several cases, so `passed` is not asserted
 assert_wrong = partial(checker_helpers.assert_wrong, check_passed=False)
@@ -295,7 +294,7 @@ def test_padding_same_axis_error_on_a_batch_is_recognised_too():
     """np.arange(T) < lengths raises when B != T; its error alone names the mistake."""
     mistake = next(m for m in PADDING_MASK_MISTAKES if m.name == "one row for all sequences")
     with pytest.raises(ValueError) as info:
-        np.arange(3) < np.array([2, 1])
+        _ = np.arange(3) < np.array([2, 1])
     assert mistake.explains_error(info.value)
 
 

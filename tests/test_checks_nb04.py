@@ -5,8 +5,10 @@ wrong, at the expected (first failing) case, with the hint for that mistake (Non
 """
 from functools import partial
 
+import checker_helpers  # tests/checker_helpers.py: the shared assertions
 import numpy as np
 import pytest
+from checker_helpers import stub
 
 import course_utils as cu
 from course_utils.checks import (
@@ -18,9 +20,6 @@ from course_utils.checks import (
     check_split_heads,
 )
 from course_utils.checks.heads import _MERGE_CASES, _MHA_CASES, _SPLIT_CASES
-
-import checker_helpers  # tests/checker_helpers.py: the shared assertions
-from checker_helpers import stub
 
 # these checkers may read a mistake from several cases, so `passed` is not asserted
 assert_wrong = partial(checker_helpers.assert_wrong, check_passed=False)
@@ -278,8 +277,7 @@ def test_every_merge_known_mistake_has_a_mutant():
 
 
 def test_merge_ticket_case_is_a_round_trip():
-    from course_utils.lessons.data import embed_wide, random_projections
-    from course_utils.lessons.data import TICKET
+    from course_utils.lessons.data import TICKET, embed_wide, random_projections
 
     (x,) = _MERGE_CASES[-1].args
     v = (embed_wide(TICKET) @ random_projections()[2]).round(2)

@@ -5,8 +5,10 @@ wrong, at the expected (first failing) case, with the hint for that mistake (Non
 """
 from functools import partial
 
+import checker_helpers  # tests/checker_helpers.py: the shared assertions
 import numpy as np
 import pytest
+from checker_helpers import stub
 
 import course_utils as cu
 from course_utils.checks import (
@@ -23,9 +25,6 @@ from course_utils.checks import (
 from course_utils.checks.reading import _VERDICTS
 from course_utils.lessons.influence import contributions as reference_contributions
 from course_utils.lessons.influence import removal_effects as reference_removal_effects
-
-import checker_helpers  # tests/checker_helpers.py: the shared assertions
-from checker_helpers import stub
 
 # these checkers may read a mistake from several cases, so `passed` is not asserted
 assert_wrong = partial(checker_helpers.assert_wrong, check_passed=False)

@@ -5,6 +5,8 @@ at the expected (first failing) case, with the hint of that mistake.
 """
 import numpy as np
 import pytest
+from checker_helpers import assert_wrong as assert_wrong_with_hint  # tests/checker_helpers.py
+from checker_helpers import stub
 
 from course_utils.checks import (
     GRAD_SCORES_MISTAKES,
@@ -14,9 +16,6 @@ from course_utils.checks import (
 )
 from course_utils.lessons.training import grad_scores as reference_grad_scores
 from course_utils.lessons.training import softmax_backward as reference_softmax_backward
-
-from checker_helpers import assert_wrong as assert_wrong_with_hint  # tests/checker_helpers.py
-from checker_helpers import stub
 
 
 # ============================================================================ softmax_backward

@@ -5,11 +5,10 @@ the expected (first failing) case with the hint for that mistake.
 """
 import numpy as np
 import pytest
+from checker_helpers import assert_wrong as assert_wrong_with_hint  # tests/checker_helpers.py
 
 from course_utils.blockwise import online_softmax_update
 from course_utils.checks import ONLINE_UPDATE_MISTAKES, check_online_update
-
-from checker_helpers import assert_wrong as assert_wrong_with_hint  # tests/checker_helpers.py
 
 
 def stub(m, l, o, scores_block, v_block):

@@ -13,7 +13,7 @@ import pytest
 
 import course_utils
 from course_utils.tools import doctor
-from course_utils.tools.doctor import Finding, CourseEnv
+from course_utils.tools.doctor import CourseEnv, Finding
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCK_PINS = doctor.parse_lock((ROOT / doctor.lock_name(sys.version_info)).read_text())

@@ -5,9 +5,19 @@ import numpy as np
 import pytest
 
 import course_utils as cu
-from course_utils.lessons.data import D_MODEL, PROJECTION_SCALE, VOCABULARY, embed_wide, padded_batch_wide, random_projections, wide_embeddings
+from course_utils.lessons.data import (
+    D_MODEL,
+    EMBEDDINGS,
+    PROJECTION_SCALE,
+    TICKET,
+    TICKETS,
+    VOCABULARY,
+    embed_wide,
+    padded_batch_wide,
+    random_projections,
+    wide_embeddings,
+)
 from course_utils.lessons.heads import PATTERNS, head_columns, pattern_scores, permute_heads
-from course_utils.lessons.data import EMBEDDINGS, TICKET, TICKETS
 
 
 # ---------------------------------------------------------------- embeddings

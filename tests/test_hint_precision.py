@@ -13,11 +13,11 @@ The last part reproduces, one test each, the wrong hints a new user reported (is
 """
 import numpy as np
 import pytest
+from hint_registry import EXERCISES, checker_and_mistakes
+from learner_answers import all_answers
 
 import course_utils as cu
 from course_utils.checks import NOT_A_USUAL_MISTAKE
-from hint_registry import EXERCISES, checker_and_mistakes
-from learner_answers import all_answers
 
 ANSWERS = all_answers()
 OTHERS = [a for a in ANSWERS if a.kind == "other"]

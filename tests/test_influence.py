@@ -3,8 +3,15 @@ import numpy as np
 import pytest
 
 import course_utils as cu
-from course_utils.lessons.data import ARTICLE_SCORES, ARTICLE_VALUES
-from course_utils.lessons.data import EXPERIMENT_QUERY, EXPERIMENT_READOUT, EXPERIMENT_SCORES, EXPERIMENT_TOKENS, EXPERIMENT_VALUES
+from course_utils.lessons.data import (
+    ARTICLE_SCORES,
+    ARTICLE_VALUES,
+    EXPERIMENT_QUERY,
+    EXPERIMENT_READOUT,
+    EXPERIMENT_SCORES,
+    EXPERIMENT_TOKENS,
+    EXPERIMENT_VALUES,
+)
 from course_utils.lessons.influence import contributions, removal_effects, removal_outputs
 
 

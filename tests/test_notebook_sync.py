@@ -41,3 +41,11 @@ def test_every_solution_notebook_has_exercises_and_stored_key_outputs():
         assert not unrun, f"{path.name}: cells never executed (run `make solutions`): {unrun}"
         empty = [c.id for c in tagged if not c.outputs]
         assert not empty, f"{path.name}: tagged cells with no stored output: {empty}"
+
+
+def test_learner_notebooks_record_a_current_fingerprint_of_their_cells():
+    for path in sorted(build.NOTEBOOKS_DIR.glob("*.ipynb")):
+        nb = build.read_notebook(path)
+        recorded = nb.metadata["course_build"]["fingerprint"]
+        assert build.parse_fingerprint(recorded)[0] == build.FINGERPRINT_VERSION, path.name
+        assert recorded == build.fingerprint(nb) and build.has_learner_edits(nb) is False, path.name

@@ -171,7 +171,7 @@ def _run_notebooks(out_path: str, paths: list[str]) -> None:
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
-    from course_utils import build
+    from course_utils.tools import build
 
     manager_class = build._current_env_kernel_manager_class()
     report = {}

@@ -3,8 +3,8 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import warnings  # noqa: E402
 import pathlib  # noqa: E402
+import warnings  # noqa: E402
 
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
@@ -14,11 +14,15 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.image import AxesImage  # noqa: E402
 from matplotlib.path import Path  # noqa: E402
 
+from course_utils import style  # noqa: E402
 from course_utils.lessons.data import ARTICLE_SCORES, ARTICLE_TOKENS, ARTICLE_VALUES  # noqa: E402
 from course_utils.masks import causal_mask  # noqa: E402
 from course_utils.plots import (  # noqa: E402
+    Heatmap,
     attention_heatmap,
     attention_row_bars,
+    cell_text_colour,
+    contrasting_text_colour,
     convex_hull,
     update_heatmap,
     update_row_bars,
@@ -53,17 +57,34 @@ def tick_texts(axis):
 # --------------------------------------------------------------------------- heatmap
 def test_heatmap_returns_image_with_labels_on_both_axes(ax):
     weights = random_weights(2, 3)
-    image = attention_heatmap(weights, ["q0", "q1"], ["a", "b", "c"], ax=ax, title="t")
-    assert isinstance(image, AxesImage)
+    heatmap = attention_heatmap(weights, ["q0", "q1"], ["a", "b", "c"], ax=ax, title="t")
+    assert isinstance(heatmap, Heatmap) and isinstance(heatmap.image, AxesImage)
+    image = heatmap.image
+    assert heatmap.ax is ax and list(ax.images) == [image]
+    assert heatmap.shape == (2, 3) and heatmap.blocked_patches == ()
     np.testing.assert_array_equal(image.get_array(), weights)
     assert tick_texts(ax.xaxis) == ["a", "b", "c"]
     assert tick_texts(ax.yaxis) == ["q0", "q1"]
     assert "key" in ax.get_xlabel() and "attended to" in ax.get_xlabel()
     assert "query" in ax.get_ylabel() and "attending" in ax.get_ylabel()
     assert ax.get_title() == "t"
-    assert image.get_cmap().name == "cividis"
+    assert image.get_cmap().name == "cividis" == style.HEATMAP_CMAP
     assert image.norm.vmin == 0.0 and image.norm.vmax == 1.0
+    assert repr(heatmap) == "Heatmap(2 x 3, 0 blocked cells)"  # no memory address, for a notebook cell
 
+
+def test_heatmap_returns_its_numbers_and_keeps_no_state_on_the_image(ax):
+    """Issue 11: the numbers and hatched cells were private attributes set on the AxesImage."""
+    weights = random_weights(2, 3)
+    heatmap = attention_heatmap(weights, ax=ax)
+    assert heatmap.cell_texts.shape == (2, 3)
+    assert [t.get_text() for t in heatmap.cell_texts.ravel()] == [f"{w:.2f}" for w in weights.ravel()]
+    assert set(heatmap.cell_texts.ravel()) == set(ax.texts)
+    plain = Figure().add_subplot().imshow(weights)
+    assert set(vars(heatmap.image)) == set(vars(plain))  # nothing added to matplotlib's object
+    with pytest.raises(AttributeError):  # frozen: the heatmap always describes what was drawn
+        heatmap.cell_texts = None
+    assert (attention_heatmap(weights, ax=Figure().add_subplot(), annotate=False).cell_texts == None).all()  # noqa: E711
 
 def test_heatmap_default_labels_are_positions(ax):
     attention_heatmap(random_weights(3, 4), ax=ax)
@@ -119,15 +140,20 @@ def re_shape(shape):
 def test_heatmap_mask_hatches_blocked_cells_and_skips_their_numbers(ax):
     mask = causal_mask(4)  # 6 blocked cells above the diagonal
     weights = np.where(mask, random_weights(4, 4), 0.0)
-    image = attention_heatmap(weights, ax=ax, mask=mask)
+    heatmap = attention_heatmap(weights, ax=ax, mask=mask)
     hatched = [p for p in ax.patches if p.get_hatch()]
     assert len(hatched) == 6
     assert {(round(p.get_x() + 0.5), round(p.get_y() + 0.5)) for p in hatched} == {
         (j, i) for i in range(4) for j in range(4) if j > i
     }
+    assert list(heatmap.blocked_patches) == hatched
+    blocked_grey = matplotlib.colors.to_rgb(style.BLOCKED_CELL_STYLE["facecolor"])
+    assert all(p.get_facecolor()[:3] == blocked_grey for p in hatched)
     assert len(ax.texts) == 10
+    np.testing.assert_array_equal(heatmap.cell_texts == None, ~mask)  # noqa: E711  (no number in a blocked cell)
     assert "masked" in ax.get_xlabel()
-    assert image.get_array().shape == (4, 4)
+    assert heatmap.image.get_array().shape == (4, 4)
+    assert repr(heatmap) == "Heatmap(4 x 4, 6 blocked cells)"
 
 
 def test_heatmap_float_mask_and_broadcast_mask(ax):
@@ -164,6 +190,13 @@ def test_weight_colorbar_one_bar_for_several_heatmaps():
     # the bar sits right of every panel
     right_edge = max(ax.get_position().x1 for ax in axes.flat)
     assert bar.ax.get_position().x0 > right_edge
+
+
+def test_weight_colorbar_takes_the_heatmaps_too():
+    fig, axes = plt.subplots(1, 2, layout="constrained")
+    heatmaps = [attention_heatmap(random_weights(2, 2, seed), ax=ax) for seed, ax in enumerate(axes)]
+    bar = weight_colorbar(heatmaps)
+    assert len(fig.axes) == 3 and bar.mappable is heatmaps[0].image
 
 
 def test_weight_colorbar_errors_name_the_problem():
@@ -219,18 +252,39 @@ def test_notebook_01_hull_figure_keeps_its_dots_grey_and_its_title_on_the_plot(c
 
 def test_heatmap_without_ax_makes_a_new_figure_and_leaves_current_axes_alone():
     fig, current = plt.subplots()
-    image = attention_heatmap(random_weights(2, 2))
-    assert image.axes is not current and image.axes.figure is not fig
+    heatmap = attention_heatmap(random_weights(2, 2))
+    assert heatmap.ax is not current and heatmap.ax.figure is not fig
     assert len(current.images) == 0
 
 
 def test_update_heatmap_changes_data_and_numbers(ax):
-    image = attention_heatmap(np.array([[1.0, 0.0]]), ax=ax)
-    assert update_heatmap(image, np.array([[0.25, 0.75]])) is image
+    heatmap = attention_heatmap(np.array([[1.0, 0.0]]), ax=ax)
+    image, texts = heatmap.image, list(heatmap.cell_texts.ravel())
+    assert update_heatmap(heatmap, np.array([[0.25, 0.75]])) is heatmap
     np.testing.assert_array_equal(image.get_array(), [[0.25, 0.75]])
     assert sorted(t.get_text() for t in ax.texts) == ["0.25", "0.75"]
+    assert heatmap.image is image and list(heatmap.cell_texts.ravel()) == texts  # in place
+    assert [t.get_color() for t in texts] == ["white", "black"]  # cividis: 0.25 dark, 0.75 light
     with pytest.raises(ValueError, match=r"\(2, 2\).*\(1, 2\)"):
-        update_heatmap(image, np.zeros((2, 2)))
+        update_heatmap(heatmap, np.zeros((2, 2)))
+    with pytest.raises(TypeError, match="needs the Heatmap.*got AxesImage"):
+        update_heatmap(image, np.zeros((1, 2)))
+
+
+def test_update_heatmap_keeps_blocked_cells_blank(ax):
+    mask = causal_mask(3)
+    heatmap = attention_heatmap(np.where(mask, 0.5, 0.0), ax=ax, mask=mask)
+    update_heatmap(heatmap, np.where(mask, 0.25, 0.0))
+    assert sorted(t.get_text() for t in ax.texts) == ["0.25"] * 6
+    assert len(heatmap.blocked_patches) == 3 and all(p.get_visible() for p in heatmap.blocked_patches)
+
+
+def test_text_colour_contrasts_with_any_colour():
+    assert contrasting_text_colour((0.0, 0.0, 0.0, 1.0)) == "white"
+    assert contrasting_text_colour((1.0, 1.0, 1.0)) == "black"
+    assert contrasting_text_colour(matplotlib.colors.to_rgba(style.BLUE)) == "white"
+    image = Figure().add_subplot().imshow(np.zeros((1, 1)), cmap=style.HEATMAP_CMAP, vmin=0, vmax=1)
+    assert (cell_text_colour(image, 0.0), cell_text_colour(image, 1.0)) == ("white", "black")
 
 
 # --------------------------------------------------------------------------- row bars

@@ -68,7 +68,10 @@ def test_softmax_backward_matches_the_jacobian():
 def test_grad_scores_matches_central_differences():
     rng = np.random.default_rng(1)
     scores, v, g = rng.normal(size=(3, 4)), rng.normal(size=(4, 2)), rng.normal(size=(3, 2))
-    loss = lambda s: np.sum((softmax(s, axis=-1) @ v) * g)
+
+    def loss(s):
+        return np.sum((softmax(s, axis=-1) @ v) * g)
+
     numeric = np.zeros_like(scores)
     for index in np.ndindex(scores.shape):
         plus, minus = scores.copy(), scores.copy()

@@ -1,11 +1,12 @@
-"""The notebook-02 ScalingDashboard, headless (Agg)."""
+"""The notebook-02 dashboard (course_utils.widgets.qkv): what its picture shows, headless (Agg).
+
+The contract every dashboard keeps (built once, updated in place, one display, ...) is tested in test_widgets.py.
+"""
 import matplotlib
 
 matplotlib.use("Agg")
 
-
 import ipywidgets  # noqa: E402
-import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
@@ -35,7 +36,7 @@ def test_controls(dashboard):
     slider, box = dashboard.controls["d_k"], dashboard.controls["scaled"]
     assert isinstance(slider, ipywidgets.SelectionSlider)
     assert tuple(slider.options) == D_K_OPTIONS == (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
-    assert slider.value == 64 and slider.continuous_update is False
+    assert slider.value == 64
     assert isinstance(box, ipywidgets.Checkbox) and box.value is False
     assert "d_k" in box.description
 
@@ -48,13 +49,9 @@ def test_initial_picture_is_the_unscaled_row(dashboard):
     text = dashboard.summary.get_text()
     assert text.startswith("d_k = 64, unscaled: largest weight 0.999, entropy 0.0")
     assert "even spread: 2.079" in text
-    assert dashboard.update_count == 0
 
 
-def test_toggling_the_scale_updates_in_place_and_changes_the_image(dashboard):
-    fig, bars, score_bars = dashboard.fig, list(dashboard.weight_bars), list(dashboard.score_bars)
-    png = dashboard.render_png()
-
+def test_toggling_the_scale_keeps_the_scores_spread_near_one(dashboard):
     dashboard.controls["scaled"].value = True  # a user's click
 
     weights, scores = expected(64, True)
@@ -64,9 +61,6 @@ def test_toggling_the_scale_updates_in_place_and_changes_the_image(dashboard):
     assert dashboard.weights.max() < 0.6
     assert "scaled: largest weight" in dashboard.summary.get_text()
     assert "\u221ad_k" in dashboard.ax_scores.get_title()
-    assert dashboard.render_png() != png
-    assert dashboard.fig is fig and len(fig.axes) == 2
-    assert list(dashboard.weight_bars) == bars and list(dashboard.score_bars) == score_bars
 
 
 def test_moving_d_k_changes_the_spread(dashboard):
@@ -78,7 +72,6 @@ def test_moving_d_k_changes_the_spread(dashboard):
     np.testing.assert_allclose(heights(dashboard.weight_bars), expected(1024, False)[0])
     ylim = dashboard.ax_scores.get_ylim()
     assert ylim[1] >= np.abs(dashboard.scores).max()  # every bar fits
-    assert dashboard.update_count == 2
 
 
 def test_scaled_spread_stays_near_one_for_every_d_k(dashboard):
@@ -94,13 +87,6 @@ def test_scaled_spread_stays_near_one_for_every_d_k(dashboard):
     assert min(entropies) > 0.8 and unscaled[-1] < 0.05
 
 
-def test_going_back_restores_the_same_bytes(dashboard):
-    png = dashboard.render_png()
-    dashboard.set(d_k=256, scaled=True)
-    dashboard.set(d_k=64, scaled=False)
-    assert dashboard.render_png() == png
-
-
 def test_constructor_options_and_errors():
     d = ScalingDashboard(d_k=4, scaled=True, num_keys=3, seed=7)
     assert len(d.weight_bars) == 3 and d.labels == ["k1", "k2", "k3"]
@@ -111,12 +97,5 @@ def test_constructor_options_and_errors():
         ScalingDashboard(d_k=5)
     with pytest.raises(ValueError, match="d_k=2048 lies outside|not one of"):
         ScalingDashboard(d_k=2048)
-
-
-def test_no_pyplot_figures():
-    before = plt.get_fignums()
-    d = ScalingDashboard()
-    assert plt.get_fignums() == before
-    d.close()
 
 

@@ -1,4 +1,7 @@
-"""Tests of the notebook-06 dashboard (course_utils.widgets.learned), headless (Agg)."""
+"""The notebook-06 dashboard (course_utils.widgets.learned): what its picture shows, headless (Agg).
+
+The contract every dashboard keeps (built once, updated in place, one display, ...) is tested in test_widgets.py.
+"""
 import matplotlib
 
 matplotlib.use("Agg")
@@ -6,19 +9,15 @@ matplotlib.use("Agg")
 import ipywidgets  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+from widget_helpers import small_training_run  # noqa: E402  (tests/widget_helpers.py)
 
-from course_utils import training as tr  # noqa: E402
+from course_utils import style  # noqa: E402
 from course_utils.widgets import TrainingDashboard  # noqa: E402
-from widget_helpers import RecordingHandle  # noqa: E402  (tests/widget_helpers.py)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def run_and_probe():
-    tokens, query_pos, labels = tr.make_tickets(256, seed=0)
-    probe = tr.make_tickets(5, seed=1)
-    run = tr.train(tr.init_params(seed=0), tokens, query_pos, labels, steps=60, probe=probe[:2],
-                   snapshot_every=10)
-    return run, probe[0]
+    return small_training_run()
 
 
 @pytest.fixture
@@ -32,22 +31,27 @@ def test_controls(dashboard):
     step = dashboard.controls["step"]
     assert isinstance(step, ipywidgets.IntSlider)
     assert (step.min, step.max, step.step, step.value) == (0, 60, 10, 0)
-    assert step.continuous_update is False
 
 
-def test_moving_the_slider_updates_the_artists_in_place(dashboard, run_and_probe):
+def test_moving_the_slider_shows_that_steps_snapshot(dashboard, run_and_probe):
     run, _ = run_and_probe
-    handle = RecordingHandle()
-    dashboard._handles.append(handle)
-    fig, image = dashboard.fig, dashboard.image
-    before = dashboard.render_png()
-    assert np.allclose(image.get_array(), run.snapshots[0])
+    assert np.allclose(dashboard.image.get_array(), run.snapshots[0])
     dashboard.set(step=40)
-    assert dashboard.fig is fig and dashboard.image is image
-    assert np.allclose(image.get_array(), run.snapshots[4])
+    assert np.allclose(dashboard.image.get_array(), run.snapshots[4])
     assert list(dashboard.marker.get_xdata()) == [40, 40]
     assert dashboard.title.get_text() == "where 'missing' looks, step 40"
-    assert len(handle.pngs) == 1 and handle.pngs[0] != before
+
+
+def test_words_contrast_with_their_cells(dashboard):
+    """Issue 11: the heatmap uses the course's colour map, and each word is black or white for contrast."""
+    assert dashboard.image.get_cmap().name == style.HEATMAP_CMAP
+    dashboard.set(step=60)
+    by_colour = {"black": [], "white": []}
+    for row_texts, row in zip(dashboard.texts, dashboard.weights):
+        for text, w in zip(row_texts, row):
+            by_colour[text.get_color()].append(w)
+    assert by_colour["black"] and by_colour["white"]
+    assert min(by_colour["black"]) > max(by_colour["white"])  # cividis is dark at 0, light at 1
 
 
 def test_snapshot_index_and_errors(dashboard, run_and_probe):

@@ -38,11 +38,6 @@ from course_utils.checks._result import CORRECT, NOT_ATTEMPTED, WRONG, CheckResu
 #: The checker modules, one per notebook topic, in the course's order.
 TOPICS = ("row", "qkv", "masks", "heads", "reading", "learned", "scale")
 
-_FRAMEWORK = [
-    "CHECKERS", "Checker", "CheckResult", "Case", "KnownMistake", "run_check", "checker", "correct",
-    "not_attempted", "not_callable", "internal_error", "error_message_contains", "error_on_line",
-    "DEFAULT_HINTS", "NOT_A_USUAL_MISTAKE", "CORRECT", "WRONG", "NOT_ATTEMPTED",
-]
 
 
 def _export_topics():
@@ -59,4 +54,9 @@ def _export_topics():
     return list(dict.fromkeys(exported))
 
 
-__all__ = _export_topics() + _FRAMEWORK
+__all__ = [
+    "CHECKERS", "Checker", "CheckResult", "Case", "KnownMistake", "run_check", "checker", "correct",
+    "not_attempted", "not_callable", "internal_error", "error_message_contains", "error_on_line",
+    "DEFAULT_HINTS", "NOT_A_USUAL_MISTAKE", "CORRECT", "WRONG", "NOT_ATTEMPTED",
+]
+__all__ += _export_topics()

@@ -2,6 +2,8 @@
 import html
 import re
 
+from course_utils.style import CHECK_BOX_COLOURS, INK
+
 NOT_ATTEMPTED = "not attempted"
 WRONG = "wrong"
 CORRECT = "correct"
@@ -9,19 +11,16 @@ STATUSES = (NOT_ATTEMPTED, WRONG, CORRECT)
 
 # status -> (label the message starts with, border colour, background colour).
 # The label word, not the colour, is the primary cue; the colours only repeat it.
-_STYLE = {
-    CORRECT: ("Correct", "#2e7d32", "#e8f5e9"),
-    WRONG: ("Not yet right", "#c62828", "#fdecea"),
-    NOT_ATTEMPTED: ("Not attempted yet", "#8d6e00", "#fff8e1"),
-}
+_LABELS = {CORRECT: "Correct", WRONG: "Not yet right", NOT_ATTEMPTED: "Not attempted yet"}
+_STYLE = {status: (label, *CHECK_BOX_COLOURS[status]) for status, label in _LABELS.items()}
 
 _BOX_STYLE = (
     "border:1px solid {border};border-left:6px solid {border};background:{background};"
-    "color:#1a1a1a;padding:8px 12px;margin:4px 0;border-radius:4px;"
+    "color:" + INK + ";padding:8px 12px;margin:4px 0;border-radius:4px;"
     "font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;font-size:14px;line-height:1.45"
 )
 _PRE_STYLE = (
-    "margin:6px 0 0 0;padding:0;background:transparent;color:#1a1a1a;"
+    "margin:6px 0 0 0;padding:0;background:transparent;color:" + INK + ";"
     "font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:13px;"
     "white-space:pre-wrap"
 )

@@ -9,6 +9,7 @@ without a heads axis), and code that works for one sequence but not for a batch.
 """
 import numpy as np
 
+import course_utils as cu
 from course_utils.checks._framework import Case, KnownMistake, checker, error_message_contains, run_check
 from course_utils.checks._learner_code import course_softmax, rounded_normal, shifted_softmax
 from course_utils.lessons.data import TICKET, embed_wide, random_projections
@@ -248,12 +249,6 @@ _SPLIT_HINTS = {
 }
 
 
-def _reference_split(x, num_heads):
-    from course_utils.multihead import split_heads
-
-    return split_heads(x, num_heads)
-
-
 @checker("split_heads", mistakes=SPLIT_HEADS_MISTAKES)
 def check_split_heads(split_heads):
     """Check ``split_heads(x, num_heads)``: (..., T, d_model) -> (..., num_heads, T, d_head).
@@ -274,22 +269,20 @@ def check_split_heads(split_heads):
         one sequence, a float d_head and a split of the positions.
     """
     return run_check(
-        split_heads, name="split_heads", reference=_reference_split, cases=_SPLIT_CASES,
+        split_heads, name="split_heads", reference=cu.split_heads, cases=_SPLIT_CASES,
         arg_names=("x", "num_heads"), known_mistakes=SPLIT_HEADS_MISTAKES, hints=_SPLIT_HINTS,
     )
 
 
 # ================================================================ merge_heads
 def _merge_cases():
-    from course_utils.multihead import split_heads
-
     v = (embed_wide(TICKET) @ random_projections()[2]).round(2)  # (5, 8): the notebook's values
     return (
         Case("2 heads, T=3, d_head=2: x of shape (2, 3, 2)", (_arange(2, 3, 2),)),
         Case("3 heads, T=4, d_head=2: x of shape (3, 4, 2)", (_arange(3, 4, 2),)),
         Case("one head: x of shape (1, 3, 4)", (_arange(1, 3, 4),)),
         Case("a batch: x of shape (B, h, T, d_head) = (2, 2, 3, 2)", (_arange(2, 2, 3, 2),)),
-        Case("the ticket's values split into 4 heads: x of shape (4, 5, 2)", (split_heads(v, 4),)),
+        Case("the ticket's values split into 4 heads: x of shape (4, 5, 2)", (cu.split_heads(v, 4),)),
     )
 
 
@@ -368,12 +361,6 @@ _MERGE_HINTS = {
 }
 
 
-def _reference_merge(x):
-    from course_utils.multihead import merge_heads
-
-    return merge_heads(x)
-
-
 @checker("merge_heads", mistakes=MERGE_HEADS_MISTAKES)
 def check_merge_heads(merge_heads):
     """Check ``merge_heads(x)``: (..., num_heads, T, d_head) -> (..., T, num_heads * d_head).
@@ -393,7 +380,7 @@ def check_merge_heads(merge_heads):
         works for one sequence.
     """
     return run_check(
-        merge_heads, name="merge_heads", reference=_reference_merge, cases=_MERGE_CASES,
+        merge_heads, name="merge_heads", reference=cu.merge_heads, cases=_MERGE_CASES,
         arg_names=("x",), known_mistakes=MERGE_HEADS_MISTAKES, hints=_MERGE_HINTS,
     )
 
@@ -548,12 +535,6 @@ _MHA_HINTS = {
 }
 
 
-def _reference_mha(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
-    from course_utils.multihead import multi_head_attention
-
-    return multi_head_attention(x, w_q, w_k, w_v, w_o, num_heads, mask=mask)
-
-
 @checker("multi_head_attention", mistakes=MULTI_HEAD_ATTENTION_MISTAKES)
 def check_multi_head_attention(multi_head_attention):
     """Check ``multi_head_attention(x, w_q, w_k, w_v, w_o, num_heads, mask=None) -> (output, weights)``.
@@ -575,7 +556,7 @@ def check_multi_head_attention(multi_head_attention):
         swapped outputs, products that refuse their shapes and transposes written for 3-D arrays.
     """
     return run_check(
-        multi_head_attention, name="multi_head_attention", reference=_reference_mha, cases=_MHA_CASES,
+        multi_head_attention, name="multi_head_attention", reference=cu.multi_head_attention, cases=_MHA_CASES,
         arg_names=("x", "w_q", "w_k", "w_v", "w_o", "num_heads", "mask"), output_names=("output", "weights"),
         known_mistakes=MULTI_HEAD_ATTENTION_MISTAKES, hints=_MHA_HINTS,
     )

@@ -3,10 +3,9 @@ import re
 
 import numpy as np
 
+import course_utils as cu
 from course_utils.checks._framework import Case, KnownMistake, checker, error_message_contains, run_check
 from course_utils.checks._learner_code import BROADCAST_ERROR, shifted_softmax
-from course_utils.lessons.training import grad_scores as _reference_grad_scores
-from course_utils.lessons.training import softmax_backward as _reference_softmax_backward
 
 __all__ = ["SOFTMAX_BACKWARD_MISTAKES", "GRAD_SCORES_MISTAKES"]
 
@@ -138,7 +137,7 @@ def check_softmax_backward(softmax_backward):
     return run_check(
         softmax_backward,
         name="softmax_backward",
-        reference=_reference_softmax_backward,
+        reference=cu.lessons.training.softmax_backward,
         cases=_SB_CASES,
         arg_names=("weights", "grad_weights"),
         known_mistakes=SOFTMAX_BACKWARD_MISTAKES,
@@ -177,8 +176,8 @@ GRAD_SCORES_MISTAKES = (
         "dL/d(weights) = `grad_output @ v.T`, shape (n, T). `grad_output @ v` or `v @ grad_output.T` "
         "uses the matrix the wrong way round.",
         reproduce=(
-            lambda w, v, g: _reference_softmax_backward(w, g @ v),
-            lambda w, v, g: _reference_softmax_backward(w, (v @ g.T).T),
+            lambda w, v, g: cu.lessons.training.softmax_backward(w, g @ v),
+            lambda w, v, g: cu.lessons.training.softmax_backward(w, (v @ g.T).T),
             lambda w, v, g: (v @ g.T),
             lambda w, v, g: g @ v,
         ),
@@ -197,7 +196,7 @@ def check_grad_scores(grad_scores):
     return run_check(
         grad_scores,
         name="grad_scores",
-        reference=_reference_grad_scores,
+        reference=cu.lessons.training.grad_scores,
         cases=_GS_CASES,
         arg_names=("weights", "v", "grad_output"),
         known_mistakes=GRAD_SCORES_MISTAKES,

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+import course_utils as cu
 from course_utils.checks._choice_answers import ChoiceAnswers
-from course_utils.checks._format import fmt_value
 from course_utils.checks._framework import (
     Case,
     KnownMistake,
@@ -20,9 +20,16 @@ from course_utils.checks._framework import (
     error_message_contains,
     run_check,
 )
-from course_utils.checks._learner_code import BROADCAST_ERROR, course_softmax, naive_softmax, naive_softmax_empty_rows_zero, shifted_softmax
+from course_utils.checks._learner_code import (
+    BROADCAST_ERROR,
+    course_softmax,
+    naive_softmax,
+    naive_softmax_empty_rows_zero,
+    shifted_softmax,
+)
 from course_utils.checks._mask_answers import MaskComparison
 from course_utils.lessons.data import TICKET, TICKETS
+from course_utils.lessons.masking import masked_weights
 
 __all__ = [
     "check_causal_mask",
@@ -105,12 +112,6 @@ _CAUSAL_HINTS = {
 }
 
 
-def _reference_causal_mask(T):
-    from course_utils.masks import causal_mask
-
-    return causal_mask(T)
-
-
 @checker("causal_mask", mistakes=CAUSAL_MASK_MISTAKES)
 def check_causal_mask(causal_mask):
     """Check a learner's ``causal_mask(T)``: (T, T) bool, True on and below the diagonal.
@@ -127,7 +128,7 @@ def check_causal_mask(causal_mask):
         upper triangle, an off-by-one diagonal, an int/float 0/1 mask) / correct.
     """
     return run_check(
-        causal_mask, name="causal_mask", reference=_reference_causal_mask, cases=_CAUSAL_CASES,
+        causal_mask, name="causal_mask", reference=cu.causal_mask, cases=_CAUSAL_CASES,
         arg_names=("T",), known_mistakes=CAUSAL_MASK_MISTAKES, hints=_CAUSAL_HINTS,
         compare=MaskComparison("`np.tril(np.ones((T, T), dtype=bool))`"),
     )
@@ -215,12 +216,6 @@ _PADDING_HINTS = {
 }
 
 
-def _reference_padding_mask(lengths, T):
-    from course_utils.masks import padding_mask
-
-    return padding_mask(lengths, T)
-
-
 @checker("padding_mask", mistakes=PADDING_MASK_MISTAKES)
 def check_padding_mask(padding_mask):
     """Check a learner's ``padding_mask(lengths, T)``: (B, T) bool, True at the real positions.
@@ -238,7 +233,7 @@ def check_padding_mask(padding_mask):
         instead of T, an int/float 0/1 mask.
     """
     return run_check(
-        padding_mask, name="padding_mask", reference=_reference_padding_mask, cases=_PADDING_CASES,
+        padding_mask, name="padding_mask", reference=cu.padding_mask, cases=_PADDING_CASES,
         arg_names=("lengths", "T"), known_mistakes=PADDING_MASK_MISTAKES, hints=_PADDING_HINTS,
         compare=MaskComparison("a comparison such as `np.arange(T)[None, :] < lengths[:, None]`"),
     )
@@ -322,15 +317,13 @@ def _attend(q, k, v, mask, *, fill=-np.inf, how="before", softmax=course_softmax
     scores = q @ np.swapaxes(k, -1, -2) / divisor  # (..., T_q, T_k)
     if how == "before":
         weights = softmax(np.where(mask, scores, fill), axis=axis)
-    elif how == "zero":
-        weights = softmax(scores, axis=axis) * mask
-    elif how in ("renormalise", "renormalise safely"):
-        zeroed = softmax(scores, axis=axis) * mask
-        sums = zeroed.sum(axis=-1, keepdims=True)
-        if how == "renormalise":
-            weights = zeroed / sums  # 0 / 0 = nan where nothing is left
-        else:
-            weights = np.divide(zeroed, sums, out=np.zeros_like(zeroed), where=sums > 0)
+    elif how == "zero":  # the look-alikes of notebook 03 (one home: course_utils.lessons.masking)
+        weights = masked_weights(scores, mask, "zero", softmax=softmax)
+    elif how == "renormalise safely":
+        weights = masked_weights(scores, mask, "renormalise", softmax=softmax)
+    elif how == "renormalise":
+        zeroed = masked_weights(scores, mask, "zero", softmax=softmax)
+        weights = zeroed / zeroed.sum(axis=-1, keepdims=True)  # 0 / 0 = nan where nothing is left
     elif how == "multiply":
         weights = softmax(scores * mask, axis=axis)
     elif how == "add":
@@ -506,12 +499,6 @@ _ATTENTION_HINTS = {
 }
 
 
-def _reference_masked_attention(q, k, v, mask):
-    from course_utils.attention import scaled_dot_product_attention
-
-    return scaled_dot_product_attention(q, k, v, mask)
-
-
 @checker("masked_attention", mistakes=MASKED_ATTENTION_MISTAKES)
 def check_masked_attention(masked_attention):
     """Check a learner's ``masked_attention(q, k, v, mask) -> (output, weights)``.
@@ -534,7 +521,7 @@ def check_masked_attention(masked_attention):
     return run_check(
         masked_attention,
         name="masked_attention",
-        reference=_reference_masked_attention,
+        reference=cu.scaled_dot_product_attention,
         cases=_ATTENTION_CASES,
         arg_names=("q", "k", "v", "mask"),
         output_names=("output", "weights"),

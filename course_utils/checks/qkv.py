@@ -1,17 +1,16 @@
 """Checkers for notebook 02 (queries, keys and values): the shape table, the three projections,
 the scaled scores and a complete single-head self-attention."""
 import numbers
-import re
 
 import numpy as np
 
+import course_utils as cu
 from course_utils.checks._compare import Comparison, Problem
 from course_utils.checks._format import describe, field
 from course_utils.checks._framework import (
     Case,
     KnownMistake,
     checker,
-    error_message_contains,
     error_on_line,
     run_check,
 )
@@ -590,9 +589,8 @@ _SELF_ATTENTION_HINTS = {
 
 
 def _reference_self_attention(x, w_q, w_k, w_v):
-    from course_utils.attention import scaled_dot_product_attention
 
-    return scaled_dot_product_attention(x @ w_q, x @ w_k, x @ w_v)
+    return cu.scaled_dot_product_attention(x @ w_q, x @ w_k, x @ w_v)
 
 
 @checker("self_attention", mistakes=SELF_ATTENTION_MISTAKES)

@@ -8,15 +8,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+import course_utils as cu
 from course_utils.checks._choice_answers import ChoiceAnswers
 from course_utils.checks._framework import (
     Case,
     KnownMistake,
     checker,
-    error_message_contains,
     run_check,
 )
-from course_utils.checks._learner_code import BROADCAST_ERROR, MATMUL_ERROR, SOFTMAXES, course_softmax, shifted_softmax
+from course_utils.checks._learner_code import BROADCAST_ERROR, MATMUL_ERROR, SOFTMAXES, course_softmax
 from course_utils.lessons.data import (
     ARTICLE_SCORES,
     ARTICLE_VALUES,
@@ -24,6 +24,7 @@ from course_utils.lessons.data import (
     EXPERIMENT_VALUES,
     TICKETS,
     padded_batch,
+    stand_in_projections,
 )
 
 __all__ = [
@@ -80,8 +81,6 @@ def _mystery_weights(ticket, *, side="right", mask="both", q_scale=1.0, k_scale=
     mask: "both" (causal & padding), "causal" (causal only), "next" (np.tril(k=1) & padding:
     every token also sees the next one), "self" (np.eye & padding: each token sees only itself).
     """
-    from course_utils.attention import scaled_dot_product_attention
-
     n = len(ticket)
     x_right, _, _ = padded_batch([ticket], length=T)  # (1, T, 4)
     real = np.arange(T) < n  # (T,)
@@ -100,8 +99,8 @@ def _mystery_weights(ticket, *, side="right", mask="both", q_scale=1.0, k_scale=
         "self": np.eye(T, dtype=bool),
     }[mask]
     full = pattern if mask == "causal" else pattern & real[None, :]
-    w_q, w_k, w_v = np.random.default_rng(seed).normal(size=(3, 4, 4))
-    _, weights = scaled_dot_product_attention(x @ (q_scale * w_q), x @ (k_scale * w_k), x @ w_v, full)
+    w_q, w_k, w_v = stand_in_projections(3, 4, seed)
+    _, weights = cu.scaled_dot_product_attention(x @ (q_scale * w_q), x @ (k_scale * w_k), x @ w_v, full)
     return tuple(tokens), weights
 
 
@@ -199,12 +198,6 @@ def check_plot_diagnoses(plot_diagnoses):
 
 
 # ================================================================ contributions
-def _reference_contributions(weights, values):
-    from course_utils.lessons.influence import contributions
-
-    return contributions(weights, values)
-
-
 def _w(*values):
     return np.array(values, dtype=float)
 
@@ -290,19 +283,13 @@ def check_contributions(contributions):
         vectors, weights broadcast along the value axis, a transposed result, and ``@``.
     """
     return run_check(
-        contributions, name="contributions", reference=_reference_contributions,
+        contributions, name="contributions", reference=cu.lessons.influence.contributions,
         cases=_CONTRIBUTION_CASES, arg_names=("weights", "values"),
         known_mistakes=CONTRIBUTIONS_MISTAKES, hints=_CONTRIBUTION_HINTS,
     )
 
 
 # ================================================================ removal effects
-def _reference_removal_effects(scores, values):
-    from course_utils.lessons.influence import removal_effects
-
-    return removal_effects(scores, values)
-
-
 def _removed(scores, values, *, fill=-np.inf, softmax="course"):
     """(output, outputs without each key) with key j's score replaced by ``fill``."""
     scores, values = np.asarray(scores, dtype=float), np.asarray(values, dtype=float)
@@ -448,7 +435,7 @@ def check_removal_effects(removal_effects):
         is left, and a softmax without the max shift.
     """
     return run_check(
-        removal_effects, name="removal_effects", reference=_reference_removal_effects,
+        removal_effects, name="removal_effects", reference=cu.lessons.influence.removal_effects,
         cases=_REMOVAL_CASES, arg_names=("scores", "values"),
         known_mistakes=REMOVAL_EFFECTS_MISTAKES, hints=_REMOVAL_HINTS,
     )
@@ -456,16 +443,12 @@ def check_removal_effects(removal_effects):
 
 # ================================================================ capstone layer
 def _capstone_mask(lengths, T):
-    from course_utils.masks import causal_mask, padding_mask
-
-    return causal_mask(T)[None, :, :] & padding_mask(np.asarray(lengths), T)[:, None, :]  # (B, T, T)
+    return cu.causal_mask(T)[None, :, :] & cu.padding_mask(np.asarray(lengths), T)[:, None, :]  # (B, T, T)
 
 
 def _reference_capstone(x, lengths, w_q, w_k, w_v, w_o, num_heads):
-    from course_utils.multihead import multi_head_attention
-
     T = np.asarray(x).shape[-2]
-    return multi_head_attention(x, w_q, w_k, w_v, w_o, num_heads, mask=_capstone_mask(lengths, T))
+    return cu.multi_head_attention(x, w_q, w_k, w_v, w_o, num_heads, mask=_capstone_mask(lengths, T))
 
 
 def _layer(x, lengths, w_q, w_k, w_v, w_o, num_heads, *, masks="both", combine="and", pad_axis="keys",
@@ -706,13 +689,9 @@ def check_capstone_layer(capstone_layer):
 
 def _capstone_answers():
     """The course functions that would hand the learner the capstone (the exercise text says so)."""
-    from course_utils.attention import scaled_dot_product_attention
-    from course_utils.masks import causal_mask, padding_mask
-    from course_utils.multihead import multi_head_attention
-
     return {
-        "cu.multi_head_attention": multi_head_attention,
-        "cu.scaled_dot_product_attention": scaled_dot_product_attention,
-        "cu.causal_mask": causal_mask,
-        "cu.padding_mask": padding_mask,
+        "cu.multi_head_attention": cu.multi_head_attention,
+        "cu.scaled_dot_product_attention": cu.scaled_dot_product_attention,
+        "cu.causal_mask": cu.causal_mask,
+        "cu.padding_mask": cu.padding_mask,
     }

@@ -1,6 +1,7 @@
 """Checkers for notebook 01 (one attention row): softmax, attention_row, the prediction exercise."""
 import numpy as np
 
+import course_utils as cu
 from course_utils.checks._compare import Comparison, Problem
 from course_utils.checks._format import describe, field, fmt_value, is_numeric_array_like
 from course_utils.checks._framework import (
@@ -151,12 +152,6 @@ _SOFTMAX_HINTS = {
 }
 
 
-def _reference_softmax(x):
-    from course_utils.softmax import softmax
-
-    return softmax(x, axis=-1)
-
-
 @checker("softmax", mistakes=SOFTMAX_MISTAKES)
 def check_softmax(softmax):
     """Check a learner's ``softmax(x)``: 1-D scores, then 2-D input (softmax along the last axis).
@@ -175,7 +170,7 @@ def check_softmax(softmax):
     return run_check(
         softmax,
         name="softmax",
-        reference=_reference_softmax,
+        reference=cu.softmax,
         cases=_SOFTMAX_CASES,
         arg_names=("x",),
         known_mistakes=SOFTMAX_MISTAKES,
@@ -289,12 +284,6 @@ _ATTENTION_ROW_HINTS = {
 }
 
 
-def _reference_attention_row(scores, values):
-    from course_utils.attention import attention_row
-
-    return attention_row(scores, values)
-
-
 @checker("attention_row", mistakes=ATTENTION_ROW_MISTAKES)
 def check_attention_row(attention_row):
     """Check a learner's ``attention_row(scores, values) -> (output, weights)``.
@@ -312,7 +301,7 @@ def check_attention_row(attention_row):
     return run_check(
         attention_row,
         name="attention_row",
-        reference=_reference_attention_row,
+        reference=cu.attention_row,
         cases=_ATTENTION_ROW_CASES,
         arg_names=("scores", "values"),
         output_names=("output", "weights"),
@@ -327,9 +316,7 @@ _NAME = "scores_for_third_value"
 
 
 def _third_weight(scores):
-    from course_utils.softmax import softmax
-
-    return float(softmax(np.asarray(scores, dtype=float))[2])
+    return float(cu.softmax(np.asarray(scores, dtype=float))[2])
 
 
 class _ThirdWeightRule(Comparison):
@@ -348,10 +335,8 @@ class _ThirdWeightRule(Comparison):
     def details(self, got, expected, output_names=None):
         if _scores_problem(got) is not None:
             return [field("got", fmt_value(got))]
-        from course_utils.softmax import softmax
-
         scores = np.asarray(got, dtype=float)
-        return [field("scores", fmt_value(scores)), field("weights", fmt_value(softmax(scores)))]
+        return [field("scores", fmt_value(scores)), field("weights", fmt_value(cu.softmax(scores)))]
 
     def hint(self, kind, got, expected, args):
         return _SCORES_HINTS.get(kind)

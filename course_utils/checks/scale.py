@@ -8,6 +8,7 @@ brings ``scores_block`` (B,) and ``v_block`` (B, d_v). The reference is
 """
 import numpy as np
 
+import course_utils as cu
 from course_utils.checks._framework import Case, KnownMistake, checker, run_check
 
 __all__ = ["check_online_update", "ONLINE_UPDATE_MISTAKES"]
@@ -33,9 +34,7 @@ _CASES = (
 
 
 def _reference(m, l, o, scores_block, v_block):
-    from course_utils.blockwise import online_softmax_update
-
-    m_new, l_new, o_new = online_softmax_update(
+    m_new, l_new, o_new = cu.blockwise.online_softmax_update(
         np.array([m], float), np.array([l], float), np.asarray(o, float),
         np.asarray(scores_block, float), np.asarray(v_block, float),
     )

@@ -18,9 +18,9 @@ in :mod:`course_utils.lessons.data`.
 """
 import numpy as np
 
-from course_utils._validate import as_float_array, check_ndim, check_score_row
+from course_utils._validate import check_score_row
 from course_utils.attention import attention_row
-from course_utils.softmax import _softmax_unchecked
+from course_utils.softmax import softmax_unchecked
 
 __all__ = [
     "contributions",
@@ -58,15 +58,7 @@ def contributions(weights, values):
     array([[0.75, 0.  ],
            [0.  , 0.5 ]])
     """
-    weights = as_float_array(weights, "weights")
-    values = as_float_array(values, "values")
-    check_ndim(weights, "weights", 1, "(T,): one query's weight for each key")
-    check_ndim(values, "values", 2, "(T, d_v): one value vector per key")
-    if weights.shape[0] != values.shape[0]:
-        raise ValueError(
-            f"weights has T={weights.shape[0]} keys but values has T={values.shape[0]} rows "
-            f"(weights shape {weights.shape}, values shape {values.shape})"
-        )
+    weights, values = check_score_row(weights, values, name="weights", what="weight", neginf_ok=False)
     return weights[:, None] * values  # (T, 1) * (T, d_v) -> (T, d_v)
 
 
@@ -101,7 +93,7 @@ def removal_outputs(scores, values):
     T = scores.shape[0]
     removed = np.eye(T, dtype=bool)  # (T, T): row j removes key j
     masked = np.where(removed, -np.inf, scores[None, :])  # (T, T): one masked copy of the row per key
-    weights = _softmax_unchecked(masked, -1)  # (T, T); a row with nothing left -> zeros
+    weights = softmax_unchecked(masked, -1)  # (T, T); a row with nothing left -> zeros
     return weights @ values  # (T, T) @ (T, d_v) -> (T, d_v)
 
 

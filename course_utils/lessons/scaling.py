@@ -20,7 +20,7 @@ import numbers
 import numpy as np
 
 from course_utils._validate import as_float_array, check_ndim, check_positive_int, check_seed
-from course_utils.softmax import _softmax_unchecked
+from course_utils.softmax import softmax_unchecked
 
 __all__ = [
     "dot_product_std",
@@ -90,8 +90,8 @@ def dot_product_std(d_k_values, n_pairs=10_000, seed=0):
 
     Examples
     --------
-    >>> dot_product_std([1, 100]).round(1)
-    array([ 1., 10.])
+    >>> dot_product_std([1, 100]).round(2)  # sqrt(1) = 1 and sqrt(100) = 10, up to the sampling error
+    array([0.98, 9.86])
     """
     d_ks = _d_k_list(d_k_values)
     n_pairs = check_positive_int(n_pairs, "n_pairs")
@@ -136,7 +136,7 @@ def entropy(weights, axis=-1):
     --------
     >>> round(float(entropy([0.25, 0.25, 0.25, 0.25])), 4)  # ln 4
     1.3863
-    >>> float(entropy([1.0, 0.0, 0.0]))
+    >>> float(entropy([1.0, 0.0, 0.0]))  # all the weight on one key
     0.0
     """
     w = as_float_array(weights, "weights")
@@ -144,7 +144,8 @@ def entropy(weights, axis=-1):
         where = tuple(int(i) for i in np.unravel_index(int(np.argmax(w < 0)), w.shape))
         raise ValueError(f"weights must be non-negative; weights{list(where)} = {w[where]} (shape {w.shape})")
     safe = np.where(w > 0, w, 1.0)  # log(1) = 0, so zero weights add nothing
-    return -np.sum(w * np.log(safe), axis=axis)
+    # + 0.0 turns the -0.0 of a one-key row (minus a sum of zeros) into 0.0; it changes no other value.
+    return -np.sum(w * np.log(safe), axis=axis) + 0.0
 
 
 def query_and_keys(d_k, num_keys=8, seed=0, max_d_k=DEFAULT_MAX_D_K):
@@ -217,7 +218,7 @@ def row_weights(q, k, scaled=True):
     scores = k @ q  # (T, d_k) @ (d_k,) -> (T,)
     if scaled:
         scores = scores / np.sqrt(q.shape[0])
-    return _softmax_unchecked(scores, 0), scores
+    return softmax_unchecked(scores, 0), scores
 
 
 def saturation_stats(d_k_values, num_keys=8, n_rows=2_000, seed=0):
@@ -266,7 +267,7 @@ def saturation_stats(d_k_values, num_keys=8, n_rows=2_000, seed=0):
             scores.append(np.einsum("nqd,ntd->nt", q, k))  # (n, T): one row of scores per query
         unscaled = np.concatenate(scores)  # (n_rows, T)
         for label, s in (("unscaled", unscaled), ("scaled", unscaled / np.sqrt(d_k))):
-            w = _softmax_unchecked(s, -1)  # (n_rows, T)
+            w = softmax_unchecked(s, -1)  # (n_rows, T)
             out[f"max_weight_{label}"].append(w.max(axis=-1).mean())
             out[f"entropy_{label}"].append(entropy(w).mean())
             out[f"score_std_{label}"].append(s.std())

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from course_utils._validate import check_seed
 from course_utils.softmax import softmax
 
 __all__ = [
@@ -75,7 +76,7 @@ def make_tickets(n, length=6, seed=0):
     """
     if int(n) < 1 or int(length) < 3:
         raise ValueError(f"need n >= 1 and length >= 3; got n={n}, length={length}")
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed(seed))
     n, T = int(n), int(length)
     tokens = rng.integers(len(ITEMS) + 1, len(VOCAB), size=(n, T))  # fillers everywhere first
     query_pos = rng.integers(1, T, size=n)                           # where "missing" goes
@@ -114,7 +115,7 @@ def init_params(d_model=8, d_k=8, length=6, seed=0, scale=0.5):
         ``E`` (len(VOCAB), d_model), ``P`` (T, d_model), ``W_Q``, ``W_K``, ``W_V`` (d_model, d_k),
         ``W_out`` (d_k, len(ITEMS)), ``b_out`` (len(ITEMS),).
     """
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed(seed))
     return {
         "E": rng.normal(0, scale, (len(VOCAB), d_model)),
         "P": rng.normal(0, scale, (length, d_model)),

@@ -33,7 +33,6 @@ import matplotlib.pyplot as plt
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-
 __all__ = [
     "Dashboard",
     "float_slider",
@@ -267,6 +266,7 @@ class Dashboard:
         self.last_update_seconds = None
         self._handles = []
         self._batch = False
+        self._closed = False
         with plt.ioff():  # nothing here is shown by the backend on its own
             self.fig = Figure(figsize=self.figsize)
             # An Agg canvas of its own, made once: render_png prints it directly (print_png), which
@@ -369,7 +369,13 @@ class Dashboard:
         self.show()
 
     def close(self):
-        """Close the controls (their widget models) and stop updating the displays."""
+        """Close the controls (their widget models) and stop updating the displays.
+
+        Closing a closed dashboard does nothing.
+        """
+        if self._closed:
+            return
+        self._closed = True
         for control in self.controls.values():
             control.unobserve(self._on_change, names="value")
             control.close()

@@ -16,6 +16,7 @@ import ipywidgets
 import numpy as np
 from matplotlib.patches import Rectangle
 
+from course_utils import style
 from course_utils.attention import scaled_dot_product_attention
 from course_utils.lessons.data import TICKET, embed_wide, random_projections
 from course_utils.lessons.heads import head_columns
@@ -28,10 +29,6 @@ __all__ = ["HeadsDashboard", "HEAD_OPTIONS"]
 
 #: The numbers of heads the slider offers (each divides d_model = 8).
 HEAD_OPTIONS = (1, 2, 4, 8)
-
-_VERMILLION = "#D55E00"
-
-
 
 
 class HeadsDashboard(Dashboard):
@@ -70,7 +67,9 @@ class HeadsDashboard(Dashboard):
         The head drawn large (the slider's value, clamped to num_heads - 1).
     small_axes, small_images : lists of length 8
         The small heatmaps; only the first num_heads are visible.
-    big_image : AxesImage, concat_image : AxesImage
+    big_heatmap : course_utils.plots.Heatmap
+        The selected head, large, with its numbers.
+    concat_image : AxesImage
     block_lines : list of 7 Line2D
         Separators between the heads' column blocks in the concatenation.
     selection_box : Rectangle
@@ -173,7 +172,7 @@ class HeadsDashboard(Dashboard):
         self.small_axes, self.small_images, self.small_hatches = [], [], []
         for i in range(n):
             ax = fig.add_subplot(top[0, i])
-            image = ax.imshow(blank, cmap="cividis", vmin=0.0, vmax=1.0, aspect="equal")
+            image = ax.imshow(blank, cmap=style.HEATMAP_CMAP, vmin=0.0, vmax=1.0, aspect="equal")
             ax.set_xticks([])
             ax.set_yticks([])
             self.small_axes.append(ax)
@@ -182,12 +181,12 @@ class HeadsDashboard(Dashboard):
         bottom = fig.add_gridspec(1, 2, left=0.1, right=0.97, bottom=0.14, top=0.55, wspace=0.28,
                                   width_ratios=[1.0, 1.25])
         self.ax_big = fig.add_subplot(bottom[0, 0])
-        self.big_image = attention_heatmap(blank, self.tokens, self.tokens, ax=self.ax_big, annotate=True)
+        self.big_heatmap = attention_heatmap(blank, self.tokens, self.tokens, ax=self.ax_big, annotate=True)
         self.big_hatches = blocked_cell_grid(self.ax_big, T)
         self.ax_concat = fig.add_subplot(bottom[0, 1])
         limit = self._concat_limit
         self.concat_image = self.ax_concat.imshow(
-            np.zeros((T, self.d_model)), cmap="PuOr", vmin=-limit, vmax=limit, aspect="equal",
+            np.zeros((T, self.d_model)), cmap=style.DIVERGING_CMAP, vmin=-limit, vmax=limit, aspect="equal",
         )
         self.ax_concat.set_yticks(range(T), self.tokens)
         self.ax_concat.set_xticks(range(self.d_model))
@@ -197,12 +196,12 @@ class HeadsDashboard(Dashboard):
             self.ax_concat.axvline(j - 0.5, color="black", linewidth=2.0) for j in range(1, self.d_model)
         ]
         self.selection_box = Rectangle(
-            (-0.5, -0.5), 1.0, T, fill=False, edgecolor=_VERMILLION, linewidth=3.0, zorder=4, clip_on=False,
+            (-0.5, -0.5), 1.0, T, fill=False, edgecolor=style.VERMILLION, linewidth=3.0, zorder=4, clip_on=False,
         )
         self.ax_concat.add_patch(self.selection_box)
-        self.summary = fig.text(0.5, 0.99, "", ha="center", va="top", fontsize=11)
+        self.summary = fig.text(0.5, 0.99, "", ha="center", va="top", fontsize=style.FONT_TITLE)
         fig.text(0.5, 0.945, "every head's weights (rows: queries, columns: keys, in the order of the large plot)",
-                 ha="center", va="top", fontsize=9, color="0.3")
+                 ha="center", va="top", fontsize=style.FONT_NOTE, color=style.DARK_GREY)
 
     def draw(self, num_heads, head, causal):
         head_control = self.controls["head"]
@@ -227,19 +226,19 @@ class HeadsDashboard(Dashboard):
                 hatches[r, c].set_visible(is_blocked)
             selected = i == head
             for spine in ax.spines.values():
-                spine.set_edgecolor(_VERMILLION if selected else "black")
+                spine.set_edgecolor(style.VERMILLION if selected else "black")
                 spine.set_linewidth(3.0 if selected else 0.8)
             cols = head_columns(i, num_heads, self.d_model)
-            ax.set_title(f"head {i}\ncolumns {cols.start}:{cols.stop}", fontsize=9,
-                         color=_VERMILLION if selected else "black",
+            ax.set_title(f"head {i}\ncolumns {cols.start}:{cols.stop}", fontsize=style.FONT_NOTE,
+                         color=style.VERMILLION if selected else "black",
                          fontweight="bold" if selected else "normal")
-        update_heatmap(self.big_image, weights[head])
+        update_heatmap(self.big_heatmap, weights[head])
         for (r, c), is_blocked in np.ndenumerate(blocked):
             self.big_hatches[r, c].set_visible(is_blocked)
             if is_blocked:
-                self.big_image._cell_texts[r, c].set_text("")  # no number in a masked cell
+                self.big_heatmap.cell_texts[r, c].set_text("")  # no number in a masked cell
         cols = head_columns(head, num_heads, self.d_model)
-        self.ax_big.set_title(f"head {head} of {num_heads}, large", fontsize=11, color=_VERMILLION)
+        self.ax_big.set_title(f"head {head} of {num_heads}, large", fontsize=style.FONT_TITLE, color=style.VERMILLION)
         self.ax_big.set_xlabel("key (attended to)" + ("; hatched = masked out" if causal else ""))
         self.concat_image.set_data(concat)
         for j, line in enumerate(self.block_lines, start=1):
@@ -248,7 +247,8 @@ class HeadsDashboard(Dashboard):
         self.selection_box.set_width(d_head)
         what = "the one head's output" if num_heads == 1 else f"the {num_heads} heads' outputs side by side"
         self.ax_concat.set_title(
-            f"{what} (T x d_model), before W_O;\nhead {head} fills columns {cols.start}:{cols.stop}", fontsize=10,
+            f"{what} (T x d_model), before W_O;\nhead {head} fills columns {cols.start}:{cols.stop}",
+            fontsize=style.FONT_LABEL,
         )
         per_head = 3 * self.d_model * d_head + d_head * self.d_model
         self.summary.set_text(

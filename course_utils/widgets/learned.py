@@ -2,7 +2,9 @@
 import ipywidgets
 import numpy as np
 
+from course_utils import style
 from course_utils.lessons.training import ticket_words
+from course_utils.plots import cell_text_colour
 from course_utils.widgets._base import Dashboard
 
 __all__ = ["TrainingDashboard"]
@@ -12,7 +14,8 @@ class TrainingDashboard(Dashboard):
     """Where the "missing" token looks, step by step during training.
 
     Left: one row per probe ticket, one column per position; the colour is the attention weight
-    of that ticket's "missing" token on that position (the word is written in the cell). Right:
+    of that ticket's "missing" token on that position (the word is written in the cell, in black or
+    white for contrast). Right:
     the training loss, with a line at the chosen step. The slider picks a snapshot; nothing is
     recomputed (the snapshots were kept by ``course_utils.lessons.training.train``).
 
@@ -64,17 +67,17 @@ class TrainingDashboard(Dashboard):
                                 top=0.86, wspace=0.25)
         ax, ax_loss = fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[0, 1])
         n, T = self.probe_tokens.shape
-        self.image = ax.imshow(self.weights, cmap="viridis", vmin=0.0, vmax=1.0, aspect="auto")
-        self.texts = [[ax.text(t, i, word, ha="center", va="center", fontsize=9)
+        self.image = ax.imshow(self.weights, cmap=style.HEATMAP_CMAP, vmin=0.0, vmax=1.0, aspect="auto")
+        self.texts = [[ax.text(t, i, word, ha="center", va="center", fontsize=style.FONT_CELL)
                        for t, word in enumerate(ticket_words(row))] for i, row in enumerate(self.probe_tokens)]
         ax.set_xticks(range(T), [f"pos {t}" for t in range(T)])
         ax.set_yticks(range(n), [f"ticket {i + 1}" for i in range(n)])
         fig.colorbar(self.image, ax=ax, fraction=0.04, pad=0.02, label="weight of 'missing'")
         self.title = ax.set_title("")
-        ax_loss.plot(np.arange(self.losses.size), self.losses, color="#0072B2")
+        ax_loss.plot(np.arange(self.losses.size), self.losses, color=style.BLUE)
         ax_loss.set_xlabel("training step")
         ax_loss.set_title("training loss")
-        self.marker = ax_loss.axvline(0, color="#D55E00", lw=1.5)
+        self.marker = ax_loss.axvline(0, color=style.VERMILLION, lw=1.5)
 
     def draw(self, step):
         index = self.snapshot_index(step)
@@ -82,7 +85,7 @@ class TrainingDashboard(Dashboard):
         self.image.set_data(self.weights)
         for row_texts, row in zip(self.texts, self.weights):
             for text, w in zip(row_texts, row):
-                text.set_color("black" if w > 0.6 else "white")
+                text.set_color(cell_text_colour(self.image, w))
         shown = int(self.steps[index])
         self.marker.set_xdata([shown, shown])
         self.title.set_text(f"where 'missing' looks, step {shown}")

@@ -20,17 +20,12 @@ from matplotlib import colormaps
 from matplotlib.colors import ListedColormap
 from matplotlib.patches import Patch, Rectangle
 
+from course_utils import style
 from course_utils.attention import scaled_dot_product_attention
-from course_utils.masks import causal_mask
-from course_utils.plots import (
-    BLOCKED_CELL_STYLE,
-    _text_colour,
-    attention_heatmap,
-    blocked_cell_grid,
-    update_heatmap,
-)
 from course_utils.lessons.data import FEATURES, TICKET, TICKETS, embed, stand_in_projections
 from course_utils.lessons.masking import MASKING_METHODS, mask_layout, masked_weights
+from course_utils.masks import causal_mask
+from course_utils.plots import attention_heatmap, blocked_cell_grid, cell_text_colour, update_heatmap
 from course_utils.widgets._base import Dashboard, float_slider, slider_style_and_layout, toggle_buttons
 
 __all__ = [
@@ -38,8 +33,6 @@ __all__ = [
     "MaskBeforeAfterDashboard",
 ]
 
-_BLUE = "#0072B2"
-_VERMILLION = "#D55E00"
 
 class MaskExplorerDashboard(Dashboard):
     """Padding and causal masks for one ticket: the mask (left) and the weights it gives (right).
@@ -156,8 +149,9 @@ class MaskExplorerDashboard(Dashboard):
         n = self.max_T
         self.ax_mask, self.ax_weights = fig.add_axes((0.1, 0.2, 0.35, 0.6)), fig.add_axes((0.55, 0.2, 0.35, 0.6))
         blank = np.full((n, n), np.nan)
-        mask_cmap = ListedColormap(["0.82", _BLUE]).with_extremes(bad="white")  # nan = unused cell
-        weight_cmap = colormaps["cividis"].with_extremes(bad="white")
+        # False = the blocked cells' grey, True = blue; nan = an unused cell, white
+        mask_cmap = ListedColormap([style.BLOCKED_CELL_STYLE["facecolor"], style.BLUE]).with_extremes(bad="white")
+        weight_cmap = colormaps[style.HEATMAP_CMAP].with_extremes(bad="white")
         self.mask_image = self.ax_mask.imshow(blank, cmap=mask_cmap, vmin=0, vmax=1, aspect="equal")
         self.weight_image = self.ax_weights.imshow(blank, cmap=weight_cmap, vmin=0, vmax=1, aspect="equal")
         self.mask_patches = blocked_cell_grid(self.ax_mask, n)
@@ -165,31 +159,34 @@ class MaskExplorerDashboard(Dashboard):
         self.cell_texts = np.empty((n, n), dtype=object)
         for i in range(n):
             for j in range(n):
-                self.cell_texts[i, j] = self.ax_weights.text(j, i, "", ha="center", va="center", fontsize=7, zorder=3)
+                self.cell_texts[i, j] = self.ax_weights.text(
+                    j, i, "", ha="center", va="center", fontsize=style.FONT_CELL_DENSE, zorder=3,
+                )
         # the row sums sit right of the weights panel, in axes x (1 = its right edge) and data y (the rows)
         beside = self.ax_weights.get_yaxis_transform()
         self.row_sums = [
-            self.ax_weights.text(1.03, i, "", ha="left", va="center", fontsize=8, clip_on=False, transform=beside)
+            self.ax_weights.text(1.03, i, "", ha="left", va="center", fontsize=style.FONT_SMALL, clip_on=False,
+                                 transform=beside)
             for i in range(n)
         ]
-        self.ax_weights.text(1.03, 1.01, "row sum", ha="left", va="bottom", fontsize=8, clip_on=False,
+        self.ax_weights.text(1.03, 1.01, "row sum", ha="left", va="bottom", fontsize=style.FONT_SMALL, clip_on=False,
                              transform=self.ax_weights.transAxes)
         self.frames = []
         for ax, title in [(self.ax_mask, "mask: may the query attend to the key?"),
                           (self.ax_weights, "attention weights")]:
-            ax.set_title(title, fontsize=11)
+            ax.set_title(title, fontsize=style.FONT_TITLE)
             ax.set_xlabel("key (attended to)")
             ax.set_ylabel("query (attending)")
-            ax.tick_params(labelsize=8)
+            ax.tick_params(labelsize=style.FONT_SMALL)
             frame = Rectangle((-0.5, -0.5), n, n, fill=False, edgecolor="black", linewidth=1.2, zorder=4)
             ax.add_patch(frame)
             self.frames.append(frame)
         fig.legend(
-            handles=[Patch(facecolor=_BLUE, label="may attend (True)"),
-                     Patch(label="masked out (False)", **BLOCKED_CELL_STYLE)],
-            loc="lower center", ncol=2, frameon=False, fontsize=9,
+            handles=[Patch(facecolor=style.BLUE, label="may attend (True)"),
+                     Patch(label="masked out (False)", **style.BLOCKED_CELL_STYLE)],
+            loc="lower center", ncol=2, frameon=False, fontsize=style.FONT_NOTE,
         )
-        self.summary = fig.text(0.5, 0.97, "", ha="center", va="top", fontsize=11)
+        self.summary = fig.text(0.5, 0.97, "", ha="center", va="top", fontsize=style.FONT_TITLE)
 
     def draw(self, length, padding, causal, side):
         mask, real, labels, weights = self.compute(length, padding, causal, side)
@@ -208,7 +205,7 @@ class MaskExplorerDashboard(Dashboard):
             text = self.cell_texts[i, j]
             if i < T and j < T and mask[i, j]:
                 text.set_text(f"{weights[i, j]:.2f}")
-                text.set_color(_text_colour(self.weight_image.cmap(self.weight_image.norm(weights[i, j]))))
+                text.set_color(cell_text_colour(self.weight_image, weights[i, j]))
             else:
                 text.set_text("")
         sums = weights.sum(axis=-1)  # (T,)
@@ -220,7 +217,7 @@ class MaskExplorerDashboard(Dashboard):
                 text.set_color("black")
             else:
                 text.set_text(f"{sums[i]:.2f} no key")
-                text.set_color(_VERMILLION)
+                text.set_color(style.VERMILLION)
         figsize, mask_rect, weights_rect = self.layout_for(T)
         self.fig.set_size_inches(*figsize)
         self.summary.set_y(1.0 - 0.15 / figsize[1])  # 0.15 in below the top edge, whatever the height
@@ -238,7 +235,7 @@ class MaskExplorerDashboard(Dashboard):
             f"T = {T}: {length} real + {padding} padding ({side}), causal mask {'on' if causal else 'off'}; "
             f"rows with no permitted key: {empty}"
         )
-        self.summary.set_color(_VERMILLION if empty else "black")
+        self.summary.set_color(style.VERMILLION if empty else "black")
         self.mask, self.real, self.labels, self.weights, self.empty_rows = mask, real, labels, weights, empty
 
 
@@ -269,7 +266,7 @@ class MaskBeforeAfterDashboard(Dashboard):
         Their row sums.
     leak : float
         The largest change of a visible weight caused by ``hidden`` (0 for "before"/"renormalise").
-    image : AxesImage (the heatmap), bars : BarContainer (row sums), bar_texts : list of Text,
+    heatmap : course_utils.plots.Heatmap, bars : BarContainer (row sums), bar_texts : list of Text,
     summary : Text
     """
 
@@ -308,25 +305,25 @@ class MaskBeforeAfterDashboard(Dashboard):
                                 top=0.84, wspace=0.45)
         ax_heat, self.ax_bars = fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[0, 1])
         start = self.weights_for(self._initial["method"], self._initial["hidden"])
-        self.image = attention_heatmap(start, self.tokens, self.tokens, ax=ax_heat, mask=self.mask,
-                                       title="attention weights")
+        self.heatmap = attention_heatmap(start, self.tokens, self.tokens, ax=ax_heat, mask=self.mask,
+                                         title="attention weights")
         y = np.arange(T)
-        self.bars = self.ax_bars.barh(y, np.ones(T), color=_BLUE, height=0.6)
+        self.bars = self.ax_bars.barh(y, np.ones(T), color=style.BLUE, height=0.6)
         self.ax_bars.axvline(1.0, color="black", linestyle="--", linewidth=1)
         self.ax_bars.set_xlim(0.0, 1.25)
         self.ax_bars.set_ylim(T - 0.5, -0.5)  # row 0 at the top, as in the heatmap
         self.ax_bars.set_yticks(y, self.tokens)
         self.ax_bars.set_xlabel("sum of the row's weights")
         self.ax_bars.set_ylabel("query (attending)")
-        self.ax_bars.set_title("row sums (dashed: 1)", fontsize=11)
+        self.ax_bars.set_title("row sums (dashed: 1)", fontsize=style.FONT_TITLE)
         self.ax_bars.spines[["top", "right"]].set_visible(False)
-        self.bar_texts = [self.ax_bars.text(0, i, "", va="center", ha="left", fontsize=9) for i in y]
-        self.summary = fig.text(0.5, 0.975, "", ha="center", va="top", fontsize=10.5)
+        self.bar_texts = [self.ax_bars.text(0, i, "", va="center", ha="left", fontsize=style.FONT_CELL) for i in y]
+        self.summary = fig.text(0.5, 0.975, "", ha="center", va="top", fontsize=style.FONT_LABEL)
 
     def draw(self, method, hidden):
         weights = self.weights_for(method, hidden)
         reference = self.weights_for(method, 0.0)
-        update_heatmap(self.image, weights)
+        update_heatmap(self.heatmap, weights)
         totals = weights.sum(axis=-1)  # (T,)
         for bar, text, total in zip(self.bars, self.bar_texts, totals):
             bar.set_width(total)
@@ -338,4 +335,4 @@ class MaskBeforeAfterDashboard(Dashboard):
             f"{MASKING_METHODS[method]}: hidden scores {hidden:+.1f}; the visible weights moved by up to "
             f"{self.leak:.3f} (compared with hidden scores +0.0)"
         )
-        self.summary.set_color(_VERMILLION if self.leak > 1e-12 else "black")
+        self.summary.set_color(style.VERMILLION if self.leak > 1e-12 else "black")

@@ -2,17 +2,15 @@
 import ipywidgets
 import numpy as np
 
-from course_utils.plots import attention_row_bars, update_row_bars
+from course_utils import style
 from course_utils.lessons.scaling import DEFAULT_MAX_D_K, entropy, query_and_keys, row_weights
+from course_utils.plots import attention_row_bars, update_row_bars
 from course_utils.widgets._base import Dashboard
 
 __all__ = ["ScalingDashboard", "D_K_OPTIONS"]
 
 #: The key widths the slider offers: powers of two from 1 to 1024.
 D_K_OPTIONS = tuple(2**i for i in range(11))
-
-_BLUE = "#0072B2"
-_VERMILLION = "#D55E00"
 
 
 class ScalingDashboard(Dashboard):
@@ -81,12 +79,12 @@ class ScalingDashboard(Dashboard):
         grid = fig.add_gridspec(1, 2, left=0.08, right=0.98, bottom=0.2, top=0.86, wspace=0.28)
         self.ax_scores, ax_weights = fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[0, 1])
         x = np.arange(self.num_keys)
-        self.score_bars = self.ax_scores.bar(x, np.zeros(self.num_keys), color=_VERMILLION, width=0.6)
-        self.ax_scores.axhline(0.0, color="0.4", linewidth=0.8)
+        self.score_bars = self.ax_scores.bar(x, np.zeros(self.num_keys), color=style.VERMILLION, width=0.6)
+        self.ax_scores.axhline(0.0, color=style.DARK_GREY, linewidth=0.8)
         # Scores within a few units of each other still give a soft (spread) softmax.
-        self.ax_scores.axhspan(-2.0, 2.0, color="0.9", zorder=0)
+        self.ax_scores.axhspan(-2.0, 2.0, color=style.LIGHT_GREY, zorder=0)
         self.ax_scores.text(0.01, 0.98, "grey band: scores from -2 to 2", transform=self.ax_scores.transAxes,
-                            ha="left", va="top", fontsize=9, color="0.35")
+                            ha="left", va="top", fontsize=style.FONT_NOTE, color=style.DARK_GREY)
         self.ax_scores.set_xticks(x, self.labels)
         self.ax_scores.set_xlabel("key")
         self.ax_scores.set_ylabel("score given to softmax")
@@ -95,7 +93,7 @@ class ScalingDashboard(Dashboard):
             np.full(self.num_keys, 1.0 / self.num_keys), self.labels, ax=ax_weights,
             title="weights = softmax(scores)",
         )
-        self.summary = fig.text(0.5, 0.03, "", ha="center", va="bottom", fontsize=11,
+        self.summary = fig.text(0.5, 0.03, "", ha="center", va="bottom", fontsize=style.FONT_TITLE,
                                 family="monospace")
 
     def draw(self, d_k, scaled):

@@ -12,6 +12,7 @@ Computed with the reference code: ``course_utils.attention.attention_row`` and
 import ipywidgets
 import numpy as np
 
+from course_utils import style
 from course_utils.attention import attention_row
 from course_utils.lessons.data import EXPERIMENT_SCORES, EXPERIMENT_TOKENS, EXPERIMENT_VALUES
 from course_utils.lessons.influence import removal_effects
@@ -20,7 +21,7 @@ from course_utils.widgets._base import Dashboard, float_slider
 
 __all__ = ["ValueScaleDashboard"]
 
-_VERMILLION = "#D55E00"
+#: The outline of the chosen key's bars.
 _HIGHLIGHT = "black"
 
 
@@ -113,7 +114,7 @@ class ValueScaleDashboard(Dashboard):
             self.weights, self.labels, ax=ax_weights, title="attention weights (what a heatmap shows)"
         )
         x = np.arange(len(self.labels))
-        self.effect_bars = self.ax_effects.bar(x, np.zeros(len(x)), color=_VERMILLION, width=0.6)
+        self.effect_bars = self.ax_effects.bar(x, np.zeros(len(x)), color=style.VERMILLION, width=0.6)
         self.ax_effects.set_xticks(x, self.labels)
         self.ax_effects.set_ylim(0.0, 1.15 * self.effect_max)
         self.ax_effects.set_xlabel("key")
@@ -122,10 +123,11 @@ class ValueScaleDashboard(Dashboard):
         self.ax_effects.spines[["top", "right"]].set_visible(False)
         self.effect_labels = [
             self.ax_effects.annotate("", xy=(xi, 0.0), xytext=(0, 3), textcoords="offset points",
-                                     ha="center", va="bottom", fontsize=10, annotation_clip=False)
+                                     ha="center", va="bottom", fontsize=style.FONT_LABEL,
+                                     annotation_clip=False)
             for xi in x
         ]
-        self.summary = fig.text(0.5, 0.975, "", ha="center", va="top", fontsize=11)
+        self.summary = fig.text(0.5, 0.975, "", ha="center", va="top", fontsize=style.FONT_TITLE)
 
     def draw(self, key, scale):
         index = self.labels.index(key)
@@ -136,7 +138,7 @@ class ValueScaleDashboard(Dashboard):
         for i, (bar, label, effect) in enumerate(zip(self.effect_bars, self.effect_labels, effects)):
             bar.set_height(effect)
             chosen = i == index
-            bar.set_edgecolor(_HIGHLIGHT if chosen else _VERMILLION)
+            bar.set_edgecolor(_HIGHLIGHT if chosen else style.VERMILLION)
             bar.set_linewidth(2.0 if chosen else 0.0)
             label.xy = (bar.get_x() + bar.get_width() / 2, effect)
             label.set_text(f"{effect:.3f}")

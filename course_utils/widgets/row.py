@@ -1,6 +1,7 @@
 """The notebook-01 dashboard: three score sliders, the weights and the output in the values' triangle."""
 import numpy as np
 
+from course_utils import style
 from course_utils.attention import attention_row
 from course_utils.lessons.data import ARTICLE_SCORES, ARTICLE_TOKENS, ARTICLE_VALUES
 from course_utils.plots import (
@@ -80,7 +81,7 @@ class AttentionRowDashboard(Dashboard):
             self.weights, self.labels, ax=ax_bars, title="weights = softmax(scores)"
         )
         self.hull = value_hull_plot(self.value_vectors, self.weights, self.labels, ax=ax_hull)
-        self.summary = fig.text(0.5, 0.03, "", ha="center", va="bottom", fontsize=11,
+        self.summary = fig.text(0.5, 0.03, "", ha="center", va="bottom", fontsize=style.FONT_TITLE,
                                 family="monospace")
 
     def scores_from(self, control_values):

@@ -2,7 +2,7 @@
 import ipywidgets
 import numpy as np
 
-from course_utils.blockwise import online_softmax_update
+from course_utils import style
 from course_utils.lessons.data import ONLINE_SCORES
 from course_utils.lessons.online_softmax import online_states
 from course_utils.softmax import softmax
@@ -10,8 +10,8 @@ from course_utils.widgets._base import Dashboard
 
 __all__ = ["OnlineSoftmaxDashboard"]
 
-
-_DONE, _NEW, _LATER = "#1f77b4", "#ff7f0e", "#d9d9d9"
+#: Score bars: the blocks already processed, the block just added, the keys not reached yet.
+_DONE, _NEW, _LATER = style.BLUE, style.ORANGE, style.LIGHT_GREY
 
 
 class OnlineSoftmaxDashboard(Dashboard):
@@ -67,7 +67,7 @@ class OnlineSoftmaxDashboard(Dashboard):
         keys = np.arange(1, t + 1)
         self.score_bars = ax_s.bar(keys, self.scores, color=_LATER)
         self.max_line = ax_s.axhline(0.0, color="black", linestyle="--", linewidth=1.2)
-        ax_s.axhline(0.0, color="grey", linewidth=0.6)
+        ax_s.axhline(0.0, color=style.GREY, linewidth=0.6)
         ax_s.set(title="scores; dashed: running max m", xlabel="key", xticks=keys)
         ax_s.set_ylim(min(0.0, self.scores.min()) - 0.3, self.scores.max() + 0.6)
         self.weight_bars = ax_w.bar(keys, np.zeros(t), color=_DONE)
@@ -75,9 +75,10 @@ class OnlineSoftmaxDashboard(Dashboard):
         ax_w.set(title="exp(score - m) / l so far; ticks: final", xlabel="key", xticks=keys)
         ax_w.set_ylim(0, 1.05)
         for ax in (ax_s, ax_w):
-            ax.tick_params(labelsize=8)
-            ax.title.set_fontsize(10)
-        self.summary = fig.text(0.5, 0.03, "", ha="center", va="bottom", fontsize=10, family="monospace")
+            ax.tick_params(labelsize=style.FONT_SMALL)
+            ax.title.set_fontsize(style.FONT_LABEL)
+        self.summary = fig.text(0.5, 0.03, "", ha="center", va="bottom", fontsize=style.FONT_LABEL,
+                                family="monospace")
 
     def _sync_step_range(self, n_blocks):
         """Set the step slider's maximum to the number of blocks, without a second redraw."""

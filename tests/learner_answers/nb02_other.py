@@ -8,7 +8,6 @@ import numpy as np
 import course_utils as cu
 from learner_answers import answer
 
-
 # --------------------------------------------------------------------------------------------
 # Exercise A · my_shapes(T, d_model, d_k, d_v)
 # --------------------------------------------------------------------------------------------

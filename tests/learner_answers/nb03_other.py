@@ -8,7 +8,6 @@ import numpy as np
 import course_utils as cu
 from learner_answers import answer
 
-
 # --------------------------------------------------------------------------------------------
 # Exercise 1 · my_padding_mask(lengths, T)
 # --------------------------------------------------------------------------------------------

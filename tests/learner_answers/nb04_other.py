@@ -8,7 +8,6 @@ import numpy as np
 import course_utils as cu
 from learner_answers import answer
 
-
 # --------------------------------------------------------------------------------------------
 # Exercise 1 · my_split_heads(x, num_heads)
 # --------------------------------------------------------------------------------------------
