@@ -2,7 +2,7 @@
 check_attention_row (``kind="variant"``).
 
 Each function makes exactly one known mistake, written differently from the mutants of
-tests/test_checks_nb01.py (other names, a loop, an extra harmless step, ...), and reproduces that
+tests/test_checks_row.py (other names, a loop, an extra harmless step, ...), and reproduces that
 mistake's result on every case the checker runs (not only on the first failing one).
 """
 import numpy as np

@@ -2,7 +2,7 @@
 check_scaled_scores and check_self_attention (``kind="variant"``).
 
 Each function makes exactly one known mistake, written differently from the mutants of
-tests/test_checks_nb02.py, and reproduces that mistake's result on every case the checker runs.
+tests/test_checks_qkv.py, and reproduces that mistake's result on every case the checker runs.
 (check_shapes has no mistake table: no variants here.)
 """
 import math

@@ -2,7 +2,7 @@
 check_padding_mask and check_masked_attention (``kind="variant"``).
 
 Each function makes exactly one known mistake, written differently from the mutants of
-tests/test_checks_nb03.py, and reproduces that mistake's result on every case the checker runs.
+tests/test_checks_masks.py, and reproduces that mistake's result on every case the checker runs.
 
 The mask checkers also recognise a mask with the right True/False pattern in a 0/1 (int or
 float) or additive (0 / -inf) dtype. That is not a KnownMistake but a remark of the checker

@@ -2,7 +2,7 @@
 check_merge_heads and check_multi_head_attention (``kind="variant"``).
 
 Each function makes exactly one known mistake, written differently from the mutants of
-tests/test_checks_nb04.py, and reproduces that mistake's result on every case the checker runs.
+tests/test_checks_heads.py, and reproduces that mistake's result on every case the checker runs.
 """
 import numpy as np
 

@@ -2,7 +2,7 @@
 check_removal_effects and check_capstone_layer (``kind="variant"``).
 
 Each function makes exactly one known mistake, written differently from the mutants of
-tests/test_checks_nb05.py, and reproduces that mistake's result on every case the checker runs.
+tests/test_checks_reading.py, and reproduces that mistake's result on every case the checker runs.
 (check_plot_diagnoses has no mistake table: no variants here.)
 """
 import numpy as np

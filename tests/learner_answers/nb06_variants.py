@@ -2,7 +2,7 @@
 and check_grad_scores (``kind="variant"``).
 
 Each function makes exactly one known mistake, written differently from the mutants of
-tests/test_checks_nb06.py, and reproduces that mistake's result on every case the checker runs.
+tests/test_checks_learned.py, and reproduces that mistake's result on every case the checker runs.
 """
 import numpy as np
 

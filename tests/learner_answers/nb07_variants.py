@@ -2,7 +2,7 @@
 (``kind="variant"``).
 
 Each function makes exactly one known mistake, written differently from the mutants of
-tests/test_checks_nb07.py, and reproduces that mistake's result on every case the checker runs.
+tests/test_checks_scale.py, and reproduces that mistake's result on every case the checker runs.
 The cases include a first block (m = -inf) and an all-masked first block (every score -inf), so a
 variant of a mistake other than "nan on an all-masked first block" keeps the guard against
 exp(-inf - (-inf)) (the mistake tables reproduce those mistakes with the guard in place).
