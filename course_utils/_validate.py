@@ -44,6 +44,11 @@ def as_float_array(x, name, *, nan_ok=False, posinf_ok=False, neginf_ok=False):
         If ``x`` is ragged (not array-like) or holds a NaN / inf that is not allowed; the message
         gives the index of the first such entry.
     """
+    if isinstance(x, np.ma.MaskedArray):
+        raise TypeError(
+            f"{name} is a numpy masked array; its mask would be lost here. Pass a plain array "
+            f"({name}.filled(...)), and say which keys are hidden with an attention mask (mask=...)"
+        )
     try:
         arr = np.asarray(x)
     except (ValueError, TypeError) as err:
@@ -51,6 +56,8 @@ def as_float_array(x, name, *, nan_ok=False, posinf_ok=False, neginf_ok=False):
             f"{name} could not be converted to a numeric array ({err}); "
             f"pass a rectangular list or an ndarray of real numbers"
         ) from None
+    if arr.dtype.kind == "O":
+        arr = _numbers_as_float(arr, name)
     kind = arr.dtype.kind
     if kind in "biu":
         arr = arr.astype(np.float64)
@@ -62,6 +69,23 @@ def as_float_array(x, name, *, nan_ok=False, posinf_ok=False, neginf_ok=False):
     if not (nan_ok and posinf_ok and neginf_ok):
         _check_nonfinite(arr, name, nan_ok=nan_ok, posinf_ok=posinf_ok, neginf_ok=neginf_ok)
     return arr
+
+
+def _numbers_as_float(arr, name):
+    """An object array of Python numbers (e.g. ints too large for int64) as float64, or raise naming
+    the first entry that is not a real number or too large for a float."""
+    out = np.empty(arr.shape, dtype=np.float64)
+    for index, value in np.ndenumerate(arr):
+        where = f"{name}[{', '.join(map(str, index))}]" if index else name
+        if not isinstance(value, numbers.Real):
+            raise TypeError(f"{where} = {value!r} is not a real number (type {type(value).__name__})")
+        try:
+            out[index] = float(value)
+        except OverflowError:
+            digits = len(str(abs(int(value))))
+            raise ValueError(f"{where} is an integer of {digits} digits, too large for a float "
+                             "(at most about 1.8e308)") from None
+    return out
 
 
 def _check_nonfinite(arr, name, *, nan_ok, posinf_ok, neginf_ok, what=""):
@@ -101,6 +125,17 @@ def check_ndim(arr, name, ndim, layout):
         raise ValueError(
             f"{name} must be {ndim}-D {layout}; got shape {arr.shape} ({arr.ndim}-D)"
         )
+
+
+def check_array_size(shape, itemsize, what):
+    """Raise a ValueError that names ``what`` when an array of ``shape`` cannot be allocated
+    (numpy's own "array is too big" or MemoryError would not say which argument is to blame)."""
+    size = 1
+    for n in shape:
+        size *= int(n)
+    nbytes = size * int(itemsize)
+    if nbytes > 2**40:  # more than 1 TiB: no machine this course runs on has that much memory
+        raise ValueError(f"{what} would need an array of shape {tuple(shape)}: {nbytes / 2**30:,.0f} GiB")
 
 
 def check_positive_int(value, name):

@@ -130,9 +130,14 @@ def blockwise_attention(q, k, v, block_size, mask=None, *, scale=None):
         lead = tuple(np.broadcast_shapes(mask.shape, lead + (t_q, t_k))[:-2])  # a mask may add dims
     scale = as_scale(scale, d_k)  # a Python float, so float32 inputs stay float32
 
-    dtype = np.result_type(q, k, v)
+    out_dtype = np.result_type(q, k, v)
     if mask is not None and mask.dtype.kind == "f":
-        dtype = np.result_type(dtype, mask.dtype)
+        out_dtype = np.result_type(out_dtype, mask.dtype)
+    # float16 tops out at 65,504: its running sum l would overflow after that many keys. Work in
+    # float32 then (the output is cast back at the end).
+    dtype = np.float32 if out_dtype == np.float16 else out_dtype
+    if dtype != out_dtype:
+        q, k, v = q.astype(dtype), k.astype(dtype), v.astype(dtype)
     output = np.zeros(lead + (t_q, d_v), dtype=dtype)  # (..., T_q, d_v)
     if mask is not None:
         mask = mask.reshape((1,) * (2 - mask.ndim) + mask.shape)  # at least (..., T_q or 1, T_k or 1)
@@ -186,4 +191,4 @@ def blockwise_attention(q, k, v, block_size, mask=None, *, scale=None):
             del s  # free this tile now: otherwise it lives on while the next one is computed (two tiles at once)
         # (..., bq, d_v): normalise once at the end; rows with no permitted key (l = 0) stay zero
         np.divide(o, l, out=output[..., i0:i1, :], where=l > 0)
-    return output
+    return output.astype(out_dtype, copy=False)

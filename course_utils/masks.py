@@ -4,7 +4,7 @@ import numbers
 
 import numpy as np
 
-from course_utils._validate import check_positive_int
+from course_utils._validate import check_array_size, check_positive_int
 
 
 def causal_mask(T):
@@ -35,7 +35,12 @@ def causal_mask(T):
            [ True,  True,  True]])
     """
     T = check_positive_int(T, "T")
-    return np.tril(np.ones((T, T), dtype=bool))  # (T_q, T_k)
+    check_array_size((T, T), 1, f"causal_mask(T={T})")
+    try:
+        return np.tril(np.ones((T, T), dtype=bool))  # (T_q, T_k)
+    except MemoryError:
+        raise MemoryError(f"causal_mask(T={T}) needs a ({T}, {T}) array, {T * T / 2**30:.1f} GiB: "
+                          "more memory than is free") from None
 
 
 def padding_mask(lengths, T):
@@ -73,6 +78,16 @@ def padding_mask(lengths, T):
            [ True,  True,  True, False]])
     """
     T = check_positive_int(T, "T")
+    if isinstance(lengths, np.ma.MaskedArray):
+        raise TypeError("lengths is a numpy masked array; pass a plain list or array of ints")
+    if not isinstance(lengths, np.ndarray):
+        try:
+            entries = list(lengths)
+        except TypeError:
+            entries = []
+        for i, length in enumerate(entries):
+            if isinstance(length, (bool, np.bool_)):  # numpy would read True as 1 without a word
+                raise TypeError(f"lengths[{i}] = {length!r} is a bool, not a length; give each length as an int")
     try:
         arr = np.asarray(lengths)
     except (ValueError, TypeError) as err:
@@ -101,4 +116,5 @@ def padding_mask(lengths, T):
     if bad.size:
         i = int(bad[0])
         raise ValueError(f"lengths[{i}] = {arr[i]} is outside [0, T={T}]")
+    check_array_size((arr.size, T), 1, f"padding_mask(lengths of {arr.size} sequences, T={T})")
     return np.arange(T)[None, :] < arr[:, None]  # (1, T) < (B, 1) -> (B, T)

@@ -106,8 +106,11 @@ def multi_head_attention(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
         ``h * d_head : (h + 1) * d_head`` of w_q, w_k, w_v belong to head h.
     num_heads : int
         A positive int dividing d_model; ``d_head = d_model // num_heads``.
-    mask : array_like, optional, broadcastable to (..., T, T)
-        Boolean (True = may attend) or float (added to the scores), shared by all heads.
+    mask : array_like, optional
+        Boolean (True = may attend) or float (added to the scores), ONE mask shared by all heads:
+        shape (T, T), or with the leading (batch) axes of x, each of size 1 or x's, e.g.
+        (B, T, T) or (B, 1, T) for x of shape (B, T, d_model). A mask may not have more axes than
+        x (a per-head mask (B, h, T, T) is refused: the heads share one mask here).
         See ``scaled_dot_product_attention``; a query row with no permitted key gets zero
         weights in every head, so its output row is all zeros.
 
@@ -141,6 +144,15 @@ def multi_head_attention(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
         weights_in[name] = w
     num_heads = _check_heads(d_model, num_heads, f"x shape {x.shape}")
     if mask is not None:
+        mask_shape = np.shape(mask)
+        if len(mask_shape) > len(lead) + 2 or any(
+            m not in (1, n) for m, n in zip(mask_shape[-2 - len(lead):-2][::-1], lead[::-1])
+        ):
+            raise ValueError(
+                f"mask has shape {mask_shape}, but multi_head_attention takes one mask shared by every head, "
+                f"of shape (T, T) = {(T, T)} or with x's leading axes {tuple(lead)} (each 1 or the same), "
+                f"e.g. {(*lead, T, T)} or {(*lead, 1, T)}; x has shape {x.shape}"
+            )
         mask = as_mask(mask, (*lead, T, T))
         mask = mask.reshape((1,) * max(0, 2 - mask.ndim) + mask.shape)  # at least (T_q, T_k)
         mask = mask[..., None, :, :]  # (..., 1, T, T): the same mask for every head

@@ -62,6 +62,10 @@ def softmax_unchecked(x, axis):
     """
     if x.shape[axis] == 0:
         return np.zeros_like(x)  # empty slices: nothing to normalise
+    if x.dtype == np.float16:
+        # float16 tops out at 65,504: the sum of more than that many exp(...) <= 1 would overflow
+        # to inf and every weight to 0. Accumulate in float32; the weights (<= 1) fit in float16.
+        return softmax_unchecked(x.astype(np.float32), axis).astype(np.float16)
     row_max = np.max(x, axis=axis, keepdims=True)  # (..., 1, ...)
     # An all -inf slice would give -inf - (-inf) = NaN; shift it by 0 instead, so exp gives zeros.
     row_max = np.where(np.isneginf(row_max), 0.0, row_max).astype(x.dtype, copy=False)

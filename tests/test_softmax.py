@@ -109,7 +109,7 @@ def test_empty_axis_and_empty_batch():
         ([[0.0, 1.0], [np.inf, 0.0]], ValueError, r"x contains \+inf at index \(1, 0\)"),
         ([1 + 2j, 0.0], TypeError, r"x must hold real numbers.*complex128"),
         (["a", "b"], TypeError, r"x must hold real numbers.*got dtype <U1"),
-        (np.array([1.0, None], dtype=object), TypeError, r"x must hold real numbers.*object"),
+        (np.array([1.0, None], dtype=object), TypeError, r"x\[1\] = None is not a real number"),
         ([[1.0, 2.0], [3.0]], ValueError, r"x could not be converted to a numeric array"),
         (3.0, ValueError, r"axis=-1 is out of range for x with 0 dimension\(s\) \(shape \(\)\)"),
     ],

@@ -100,7 +100,8 @@ def _array_problem(got, expected, item, rtol, atol, name):
         return Problem("shape", f"The shape of {what} is {arr.shape}; expected {expected.shape}.")
     bad = ~np.isfinite(arr) & np.isfinite(expected)
     if np.any(bad):
-        kinds = sorted({"nan" if np.isnan(v) else "inf" for v in arr[bad].ravel().tolist()})
+        nonfinite = arr[bad]
+        kinds = [kind for kind, found in (("inf", np.isinf(nonfinite).any()), ("nan", np.isnan(nonfinite).any())) if found]
         return Problem(
             "nonfinite",
             f"{_cap(what)} contains {' and '.join(kinds)} at {bad.sum()} of {arr.size} position(s) "

@@ -51,7 +51,8 @@ def fmt_array(a):
 
 def _float_formatter(a):
     """A function formatting one float the same way for every entry of a."""
-    finite = a[np.isfinite(a)].astype(float)
+    finite = _shown(a)
+    finite = finite[np.isfinite(finite)].astype(float)
     biggest = float(np.max(np.abs(finite))) if finite.size else 0.0
     if biggest >= 1e6:
         body = lambda v: f"{v:.{PRECISION}g}"  # noqa: E731
@@ -74,6 +75,17 @@ def _float_formatter(a):
         return text
 
     return fmt
+
+
+def _shown(a, edge=3, threshold=60):
+    """The entries of ``a`` that a summarised print shows (its first and last ``edge`` entries along
+    every axis), so that formatting a huge array costs as much as formatting a small one."""
+    if a.size <= threshold:
+        return a.ravel()
+    for axis in range(a.ndim):
+        if a.shape[axis] > 2 * edge:
+            a = np.concatenate([np.take(a, range(edge), axis=axis), np.take(a, range(-edge, 0), axis=axis)], axis=axis)
+    return a.ravel()
 
 
 def _fmt_scalar(v):

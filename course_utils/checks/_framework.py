@@ -116,11 +116,15 @@ class Outcome:
     expected: object
     call: object
     problem: Problem = None
-    details: tuple = ()
+    describe: object = None  # () -> the detail lines of a failure (formatted only when reported)
 
     @property
     def passed(self):
         return self.problem is None
+
+    @property
+    def details(self):
+        return list(self.describe()) if self.describe is not None else []
 
 
 @dataclass(frozen=True)
@@ -473,14 +477,17 @@ class _Run:
     def _outcome(self, index, case, call):
         expected = self.reference(*copy.deepcopy(tuple(case.args)))
         problem, details = self._diagnose(call, expected, case)
-        return Outcome(index, case, expected, call, problem, tuple(details or ()))
+        return Outcome(index, case, expected, call, problem, details)
 
     def _diagnose(self, call, expected, case):
-        """(Problem, detail lines) for one call, or (None, None) if it passed."""
-        name, compare = self.name, self.compare
+        """(Problem, a function giving the detail lines) for one call, or (None, None) if it passed.
+
+        The detail lines are formatted only for the case reported (a large wrong answer is not
+        formatted once per case)."""
+        name, compare, names = self.name, self.compare, self.output_names
         if call.timed_out:
             problem = Problem("time", f"{name} did not finish within {self.time_limit:g} s on this small input.")
-            return problem, [field("expected", compare.fmt_output(expected, self.output_names))]
+            return problem, lambda: [field("expected", compare.fmt_output(expected, names))]
         if call.error is not None:
             if isinstance(call.error, NotImplementedError):
                 inner = raising_function_name(call.error)
@@ -491,23 +498,23 @@ class _Run:
                 problem = Problem("not implemented", text)
             else:
                 problem = Problem("exception", f"{name} raised an error.")
-            details = [field("expected", compare.fmt_output(expected, self.output_names)),
-                       field("error", error_text(call.error))]
-            if call.where:
-                details.append(field("where", call.where))
-            return problem, details
-        problem = compare.problem(call.value, expected, name=name, output_names=self.output_names)
+
+            def error_details():
+                lines = [field("expected", compare.fmt_output(expected, names)), field("error", error_text(call.error))]
+                return lines + ([field("where", call.where)] if call.where else [])
+
+            return problem, error_details
+        problem = compare.problem(call.value, expected, name=name, output_names=names)
         if problem is None:
             changed = changed_args(case.args, call.args_after, self.arg_names)
             if not changed:
                 return None, None
             arg, before, after = changed[0]
             problem = Problem("inplace", f"{name} changed its input {arg} in place (the result itself is right).")
-            details = [*compare.details(call.value, expected, self.output_names),
-                       field(f"{arg} before", fmt_value(before)),
-                       field(f"{arg} after", fmt_value(after))]
-            return problem, details
-        return problem, compare.details(call.value, expected, self.output_names)
+            return problem, lambda: [*compare.details(call.value, expected, names),
+                                     field(f"{arg} before", fmt_value(before)),
+                                     field(f"{arg} after", fmt_value(after))]
+        return problem, lambda: compare.details(call.value, expected, names)
 
     # ------------------------------------------------------------------ the reports
     def _passed(self, outcomes):

@@ -1,0 +1,103 @@
+"""The bad inputs an audit found still getting a silent wrong answer or numpy's own message
+(issue 13): each now gets a right answer or a clear error that names the argument."""
+import warnings
+
+import numpy as np
+import pytest
+
+import course_utils as cu
+from course_utils.checks import check_softmax
+
+
+# ---------------------------------------------------------------- float16 over long sequences
+@pytest.mark.parametrize("T", [70_000, 100_000])
+def test_float16_softmax_over_more_keys_than_float16_can_count(T):
+    """Above 65,504 keys the float16 normaliser overflowed: every weight came out 0, with warnings."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        weights = cu.softmax(np.zeros(T, dtype=np.float16))
+    assert weights.dtype == np.float16
+    assert np.all(weights > 0) and abs(float(weights.astype(np.float64).sum()) - 1.0) < 2e-3
+
+
+def test_float16_attention_and_blockwise_over_long_sequences():
+    T = 70_000
+    q = np.zeros((1, 2), np.float16)
+    k = np.zeros((T, 2), np.float16)
+    v = np.ones((T, 2), np.float16)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        output, weights = cu.scaled_dot_product_attention(q, k, v)
+        blockwise = cu.blockwise_attention(q, k, v, 4096)
+    assert np.all(weights > 0)
+    np.testing.assert_allclose(output.astype(float), 1.0, atol=2e-3)
+    assert blockwise.dtype == np.float16  # (was NaN)
+    np.testing.assert_allclose(blockwise.astype(float), 1.0, atol=1e-3)
+
+
+# ---------------------------------------------------------------- multi-head masks
+def test_multi_head_attention_refuses_a_per_head_mask():
+    """A (B, h, T, T) mask with B == h broadcast into extra batch axes: output (2, 2, 4, 6)."""
+    x, w = np.ones((2, 4, 6)), np.eye(6)
+    with pytest.raises(ValueError, match=r"mask has shape \(2, 2, 4, 4\), but multi_head_attention takes one mask"):
+        cu.multi_head_attention(x, w, w, w, w, 2, mask=np.ones((2, 2, 4, 4), bool))
+    with pytest.raises(ValueError, match=r"mask has shape \(3, 4, 4\)"):
+        cu.multi_head_attention(x, w, w, w, w, 2, mask=np.ones((3, 4, 4), bool))
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (1, 4, 4), (2, 4, 4), (2, 1, 4), (1, 4)])
+def test_multi_head_attention_takes_every_documented_mask_shape(shape):
+    x, w = np.random.default_rng(0).normal(size=(2, 4, 6)), np.eye(6)
+    output, weights = cu.multi_head_attention(x, w, w, w, w, 2, mask=np.ones(shape, bool))
+    assert output.shape == (2, 4, 6) and weights.shape == (2, 2, 4, 4)
+
+
+# ---------------------------------------------------------------- values numpy would misread
+def test_padding_mask_refuses_a_bool_length():
+    with pytest.raises(TypeError, match=r"lengths\[1\] = True is a bool"):
+        cu.padding_mask([2, True], 4)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: cu.softmax(np.ma.masked_array([1.0, 2.0], mask=[0, 1])),
+    lambda: cu.scaled_dot_product_attention(np.ma.ones((2, 2)), np.ones((2, 2)), np.ones((2, 2))),
+    lambda: cu.padding_mask(np.ma.masked_array([1, 2], mask=[0, 1]), 3),
+])
+def test_masked_arrays_are_refused_not_silently_unmasked(call):
+    with pytest.raises(TypeError, match="masked array"):
+        call()
+
+
+def test_huge_python_ints_are_numbers_not_objects():
+    """softmax([10**30, 0]) said 'dtype object'; the ints are real numbers."""
+    np.testing.assert_allclose(cu.softmax([10**30, 0]), [1.0, 0.0])
+    with pytest.raises(ValueError, match=r"x\[0\] is an integer of 401 digits, too large for a float"):
+        cu.softmax([10**400, 0])
+
+
+@pytest.mark.parametrize("call, words", [
+    (lambda: cu.causal_mask(10**12), "causal_mask(T=1000000000000) would need an array of shape"),
+    (lambda: cu.padding_mask([1, 2], 10**13), "padding_mask(lengths of 2 sequences, T=10000000000000)"),
+])
+def test_impossible_sizes_name_the_argument(call, words):
+    with pytest.raises(ValueError) as info:
+        call()
+    assert words in str(info.value)
+
+
+# ---------------------------------------------------------------- the checkers' reports
+def test_a_checker_formats_only_what_it_shows_of_a_huge_answer(monkeypatch):
+    """A 10-million-element answer took 10-20 s (42 s here) to format: every case's report was
+    formatted, each reading every entry. Now only the reported case is formatted, and only the
+    entries a summarised print shows are read (time measured in the notes, not asserted here)."""
+    from course_utils.checks import _compare, _format
+
+    formatted = []
+    real = _compare.Comparison.details
+    monkeypatch.setattr(_compare.Comparison, "details", lambda self, *a: formatted.append(1) or real(self, *a))
+    huge = np.random.default_rng(0).random(10_000_000)
+    result = check_softmax(lambda x: huge)
+    assert len(formatted) == 1  # one report, not one per case (9 cases fail)
+    assert "..." in result.message and "(10000000,)" in result.message
+    assert _format._shown(huge).size == 6
+    assert _format._shown(np.zeros((1000, 1000))).size == 36
