@@ -74,7 +74,7 @@ def test_padding_mask_key_broadcast_shape():
         ([[1, 2]], 4, ValueError, r"lengths must be a 1-D sequence of ints .*got shape \(1, 2\)"),
         (3, 4, ValueError, r"lengths must be a 1-D sequence of ints .*got shape \(\)"),
         ([1.0, 2.0], 4, TypeError, r"lengths must hold ints; got dtype float64"),
-        ([True, False], 4, TypeError, r"lengths must hold ints; got dtype bool"),
+        ([True, False], 4, TypeError, r"lengths\[0\] = True is a bool, not a length"),
         ([1, "2"], 4, TypeError, r"lengths must hold ints; got dtype <U21"),
         (np.array([1, 2.5], dtype=object), 4, TypeError, r"lengths\[1\] = 2.5 is not an int \(type float\)"),
         ([1, 2], 0, ValueError, r"T must be a positive int; got T=0"),
