@@ -397,7 +397,7 @@ def test_make_doctor_passes_on_this_environment():
 
 def test_a_foreign_kernelspec_and_an_old_widget_extension_on_jupyter_path_are_reported(tmp_path):
     # The venv's base interpreter: a real Python that cannot import course_utils.
-    other = getattr(sys, "_base_executable", None) or "/usr/bin/python3"
+    other = _base_python() or "/usr/bin/python3"
     kernel = tmp_path / "kernels" / "python3"
     kernel.mkdir(parents=True)
     (kernel / "kernel.json").write_text(json.dumps(
@@ -416,9 +416,17 @@ def test_a_foreign_kernelspec_and_an_old_widget_extension_on_jupyter_path_are_re
     assert "ok       python:" in out and "ok       packages:" in out
 
 
+def _base_python():
+    """The Python this venv was made from (``sys._base_executable`` is the venv's own python on 3.10)."""
+    if sys.prefix == sys.base_prefix:
+        return None
+    candidate = Path(sys.base_prefix) / "bin" / f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    return str(candidate) if candidate.exists() else None
+
+
 def test_run_as_a_script_by_another_python_it_says_so():
-    other = getattr(sys, "_base_executable", None)
-    if not other or sys.prefix == sys.base_prefix:
+    other = _base_python()
+    if not other:
         pytest.skip("not running in a venv: no other Python at hand")
     done = _run_doctor("course_utils/tools/doctor.py", python=other)
     assert done.returncode == 1, done.stdout + done.stderr
