@@ -2,12 +2,14 @@
 
 ``build``   generate the learner notebooks from the solved ones; the sync check (``make notebooks``)
 ``reset``   restore one learner notebook after a verified backup (``make reset NB=01``)
+``hub_link`` the nbgitpuller link that puts the course on a JupyterHub (``make hub-link HUB=...``; standard
+            library only, runs as a bare script)
 ``doctor``  diagnose this machine's setup (``make doctor``; runs without numpy as a bare script:
             ``python3 course_utils/tools/doctor.py``)
 """
 import importlib
 
-MODULES = ("build", "reset", "doctor")
+MODULES = ("build", "reset", "hub_link", "doctor")
 
 __all__ = list(MODULES)
 
