@@ -5,8 +5,8 @@ The package is arranged by who it serves (the module map, one line per module: d
 - top level, the **reference** learners call and compare with (numpy only, imported here):
   :func:`softmax`, :func:`scaled_dot_product_attention`, :func:`attention_row`, :func:`causal_mask`,
   :func:`padding_mask`, :func:`split_heads`, :func:`merge_heads`, :func:`multi_head_attention`,
-  :func:`blockwise_attention`; beside them ``plots`` (the course's figures) and ``style`` (its colours
-  and fonts);
+  :func:`blockwise_attention`; beside them ``plots`` (the course's figures), ``style`` (its colours
+  and fonts) and ``alt_text`` (what each figure shows, in words, and publishing it as ``<img alt>`` + PNG);
 - ``lessons``: every toy input (``lessons.data``) and the helpers one lesson needs;
 - ``widgets`` and ``checks``: the dashboards and the exercise checkers, one module per notebook topic
   (``row`` 01, ``qkv`` 02, ``masks`` 03, ``heads`` 04, ``reading`` 05, ``learned`` 06, ``scale`` 07);
@@ -19,7 +19,7 @@ import: see ``course_utils._compat``.
 """
 import importlib
 
-from . import _compat
+from . import _compat, alt_text
 from .attention import attention_row, scaled_dot_product_attention
 from .blockwise import blockwise_attention
 from .masks import causal_mask, padding_mask
@@ -27,6 +27,9 @@ from .multihead import merge_heads, multi_head_attention, split_heads
 from .softmax import softmax
 
 _compat.install()
+# Inside IPython, every matplotlib figure (plt.show(), display(fig)) is shown as an <img alt> beside its PNG;
+# outside, this does nothing. alt_text loads only the standard library and numpy here.
+alt_text.register_formatter()
 
 __all__ = [
     "softmax",

@@ -22,7 +22,14 @@ for several of them: ``weight_colorbar(axes)`` draws one bar beside a whole row 
 Colours and font sizes come from ``course_utils.style``: the heatmap uses ``style.HEATMAP_CMAP``
 (cividis: readable with the common colour-vision deficiencies, and monotone in lightness); the other
 plots use the Okabe-Ito palette.
+
+Every plot also records what it shows, with its numbers, for the figure's text alternative (the alt of the
+``<img>`` a notebook shows; ``course_utils.alt_text`` publishes it): a heatmap its weights row by row and its
+masked cells, the bars each key's weight, the hull the values and the output. The record is read when the
+figure is shown, so the ``update_*`` functions need do nothing for it. ``describe(fig_or_ax, text)`` gives the
+words for a plot drawn with plain matplotlib (or replaces the recorded ones); ``description(fig)`` is the alt.
 """
+import weakref
 from dataclasses import dataclass
 
 import matplotlib.pyplot as plt
@@ -31,9 +38,12 @@ from matplotlib.image import AxesImage
 from matplotlib.patches import Polygon, Rectangle
 from matplotlib.ticker import MaxNLocator
 
-from course_utils import style
+from course_utils import alt_text, style
+from course_utils.alt_text import describe, description
 
 __all__ = [
+    "describe",
+    "description",
     "Heatmap",
     "attention_heatmap",
     "update_heatmap",
@@ -309,10 +319,28 @@ def attention_heatmap(
                 )
     heatmap = Heatmap(image=image, cell_texts=texts, blocked_patches=blocked_patches)
     _set_cell_texts(heatmap, weights)
+    alt_text.record(ax, _HeatmapWords(image, query_labels, key_labels, allowed),
+                    artists=[image, *blocked_patches, *(t for t in texts.flat if t is not None)])
 
     if colorbar:
         weight_colorbar(ax)
     return heatmap
+
+
+class _HeatmapWords:
+    """What a heatmap shows, read from its image when asked (weak reference: the figure may go)."""
+
+    def __init__(self, image, query_labels, key_labels, allowed):
+        self.image = weakref.ref(image)
+        self.query_labels, self.key_labels = list(query_labels), list(key_labels)
+        self.allowed = None if allowed is None else np.array(allowed, dtype=bool)
+
+    def __call__(self):
+        image = self.image()
+        if image is None:
+            return ""
+        weights = np.asarray(np.ma.getdata(image.get_array()), dtype=float)  # (T_q, T_k), as drawn now
+        return alt_text.heatmap_phrase(weights, self.query_labels, self.key_labels, allowed=self.allowed)
 
 
 def weight_colorbar(axes, *, label="attention weight", **kwargs):
@@ -362,7 +390,13 @@ def weight_colorbar(axes, *, label="attention weight", **kwargs):
             "one colour bar would misread some of them: give each heatmap colorbar=True instead"
         )
     target = axes_list[0] if len(axes_list) == 1 else axes_list
-    return axes_list[0].figure.colorbar(images[0], ax=target, label=label, **kwargs)
+    bar = axes_list[0].figure.colorbar(images[0], ax=target, label=label, **kwargs)
+    vmin, vmax, cmap = scales.pop()
+    ends = alt_text.colour_scale(cmap, vmin, vmax)
+    which = {1: "the heatmap", 2: "both heatmaps"}.get(len(axes_list), f"all {len(axes_list)} heatmaps")
+    words = f"one colour bar for {which}, {alt_text.plain(label)} from {ends}"
+    alt_text.record(bar.ax, lambda: words)
+    return bar
 
 
 def _set_cell_texts(heatmap, weights):
@@ -472,7 +506,24 @@ def attention_row_bars(weights, labels=None, *, ax=None, title=None):
         for xi in x
     ]
     _set_bar_labels(bars, weights)
+    alt_text.record(ax, _BarWords(bars.patches, labels), artists=[*bars.patches, *bars.value_labels])
     return bars
+
+
+class _BarWords:
+    """What the bars of one attention row show, read from their heights when asked."""
+
+    def __init__(self, rects, labels):
+        self.rects = [weakref.ref(rect) for rect in rects]
+        self.labels = list(labels)
+
+    def __call__(self):
+        rects = [ref() for ref in self.rects]
+        if any(rect is None for rect in rects):
+            return ""
+        heights = [rect.get_height() for rect in rects]
+        return (f"bar chart of the attention weights over {len(rects)} {'key' if len(rects) == 1 else 'keys'} "
+                f"(0 to 1), each printed above its bar: {alt_text.labelled_values(self.labels, heights, 3)}")
 
 
 def _set_bar_labels(bars, weights):
@@ -640,6 +691,8 @@ def value_hull_plot(values, weights, labels=None, *, ax=None):
     ax.set_ylabel("value dimension 2")
     ax.grid(True, alpha=0.3)
 
+    alt_text.record(ax, _HullWords(values, labels, output_marker),
+                    artists=[hull, points, output_marker, output_label, *spokes, *point_labels])
     artists = {
         "ax": ax,
         "values": values.copy(),
@@ -683,4 +736,34 @@ def update_value_hull(artists, weights):
     for spoke, v, w in zip(artists["spokes"], values, weights):
         spoke.set_data([v[0], output[0]], [v[1], output[1]])
         spoke.set_linewidth(0.5 + 5.0 * float(np.clip(w, 0.0, 1.0)))
+    for part in alt_text.recorded(artists["ax"]):
+        if isinstance(part, _HullWords) and part.output() is artists["output"]:
+            part.weights = weights.copy()
     return output
+
+
+class _HullWords:
+    """What a value-hull plot shows: the values, their hull, the output and the weights that made it."""
+
+    def __init__(self, values, labels, output_marker):
+        self.values, self.labels = np.array(values, dtype=float), list(labels)
+        self.output = weakref.ref(output_marker)
+        self.weights = None  # set by update_value_hull
+
+    def __call__(self):
+        marker = self.output()
+        if marker is None or self.weights is None:
+            return ""
+        n = alt_text.number
+        output = np.asarray(marker.get_xydata(), dtype=float)[0]
+        points = ", ".join(f"{label} ({n(v[0])}, {n(v[1])})" for label, v in zip(self.labels, self.values))
+        corners = len(convex_hull(self.values))
+        shape = {1: "a single point", 2: "a segment", 3: "a triangle"}.get(corners, f"a polygon with {corners} corners")
+        weights = ", ".join(alt_text.fixed(w, 3) for w in self.weights)
+        inside = ""
+        if (self.weights >= 0).all() and abs(self.weights.sum() - 1.0) < 1e-9:
+            inside = ", inside the hull"
+        return (f"the value vectors as points in the plane: {points}; shaded: their convex hull, {shape}; "
+                f"star: the output weights @ values = ({alt_text.fixed(output[0], 3)}, {alt_text.fixed(output[1], 3)})"
+                f"{inside}, with weights {weights} (grey lines from each value to the output, thicker for a larger "
+                "weight)")

@@ -2,8 +2,12 @@
 
 Colours come from the Okabe-Ito palette (Okabe and Ito 2008), chosen to stay distinct for readers
 with the common colour-vision deficiencies; heatmaps use ``cividis``, a colour map that is monotone
-in lightness and readable with those deficiencies. Notebooks use the same names
-(``cu.style.BLUE``) instead of typing colours, so a change here changes every picture.
+in lightness and readable with those deficiencies (every continuous map is of the viridis family). Notebooks
+use the same names (``cu.style.BLUE``) instead of typing colours, so a change here changes every picture.
+
+Measured, not assumed (tests/test_figure_colours_and_text.py): in every figure of the course, any two colours
+that mean different things differ by a CIEDE2000 of at least 10 with protanopia, deuteranopia and tritanopia
+simulated, and no text is smaller than 8 pt.
 """
 from types import MappingProxyType
 
@@ -21,7 +25,7 @@ __all__ = [
     "LIGHT_GREY",
     "DARK_GREY",
     "HEATMAP_CMAP",
-    "DIVERGING_CMAP",
+    "SIGNED_CMAP",
     "BLOCKED_CELL_STYLE",
     "FONT_CELL",
     "FONT_CELL_DENSE",
@@ -46,9 +50,12 @@ DARK_GREY = "#4D4D4D"
 
 #: The colour map of every attention heatmap (weights from 0 to 1).
 HEATMAP_CMAP = "cividis"
-#: The colour map of signed values around 0 (notebook 04's concatenated head outputs): purple for
-#: negative, orange for positive (ColorBrewer's PuOr, readable with the common colour-vision deficiencies).
-DIVERGING_CMAP = "PuOr"
+#: The colour map of signed values (notebook 04's concatenated head outputs, on a scale symmetric about 0):
+#: ``viridis``, dark purple for the most negative, teal-green near 0, yellow for the most positive. Like cividis
+#: it is monotone in lightness and readable with every common colour-vision deficiency (the course's continuous
+#: maps are all of the viridis family, tests/test_figure_colours_and_text.py); its other hues keep these values
+#: from being read as attention weights.
+SIGNED_CMAP = "viridis"
 
 #: How a masked-out (blocked) heatmap cell looks in every picture: light grey, hatched in dark grey, so it
 #: reads as "blocked" by its pattern, not by its colour alone. Read-only: ``Rectangle(..., **BLOCKED_CELL_STYLE)``.
@@ -56,11 +63,13 @@ BLOCKED_CELL_STYLE = MappingProxyType(
     dict(facecolor=LIGHT_GREY, edgecolor=DARK_GREY, hatch="///", linewidth=0.0)
 )
 
-# Font sizes in points.
+# Font sizes in points (at the figure's dpi). No text of a figure is smaller than 8 pt
+# (tests/test_figure_colours_and_text.py measures every text drawn).
 #: Numbers inside heatmap cells.
 FONT_CELL = 9
-#: Numbers inside the small cells of a dense dashboard heatmap (up to 10 x 10 in a 4.6-inch panel).
-FONT_CELL_DENSE = 7
+#: Numbers inside the small cells of a dense dashboard heatmap (notebook 03's mask explorer: up to 10 x 10 cells
+#: of 0.5 inch).
+FONT_CELL_DENSE = 8
 #: Tick labels and numbers crowded beside small cells (a dashboard's row sums).
 FONT_SMALL = 8
 #: Notes, captions and legends on a figure; the titles of small panels.

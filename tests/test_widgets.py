@@ -6,10 +6,11 @@ contract (one test function per item, parametrised over the dashboards):
 - it builds its figure once, outside pyplot, and draws the default values;
 - its controls update on release and sit in one box;
 - a change of any control redraws once, in place (the same figure, axes and artists), and changes the picture;
-- displayed, it shows the controls and one PNG, and each change replaces that PNG by its display id;
+- displayed, it shows the controls (with one sentence as their text stand-in) and one picture (``<img alt>`` +
+  PNG), and each change replaces that picture, and its alt, by its display id;
 - ``set`` changes several controls with one redraw and refuses unknown names and out-of-range values;
 - going back to the default values gives back the same picture, byte for byte;
-- outside IPython (a static view, pytest) nothing fails and the text fallback holds no memory address;
+- outside IPython (a static view, pytest) nothing fails and the text fallbacks hold no memory address;
 - no control is cut or squeezed (``layout_problems``); closed, it stops redrawing.
 
 What each dashboard's picture shows is tested in its own file (test_widgets_row.py, ..._masks.py, ...).
@@ -18,6 +19,8 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+import base64  # noqa: E402
+import html  # noqa: E402
 import inspect  # noqa: E402
 import re  # noqa: E402
 import warnings  # noqa: E402
@@ -36,7 +39,7 @@ from widget_helpers import (  # noqa: E402  (tests/widget_helpers.py)
 )
 
 from course_utils.widgets import AttentionRowDashboard, Dashboard, float_slider  # noqa: E402
-from course_utils.widgets._base import layout_problems  # noqa: E402
+from course_utils.widgets._base import control_phrase, layout_problems  # noqa: E402
 
 PNG_MAGIC = b"\x89PNG"
 
@@ -136,7 +139,7 @@ def test_controls_update_on_release_and_sit_in_one_box(dashboard):
             assert control.continuous_update is False, f"{name} redraws while dragged"
     box_class = {"vbox": ipywidgets.VBox, "hbox": ipywidgets.HBox}[dashboard.controls_layout]
     assert isinstance(dashboard.box, box_class)
-    assert list(dashboard.box.children) == list(dashboard.controls.values())
+    assert list(dashboard.box.children) == [*dashboard.controls.values(), dashboard.handle_names]
 
 
 def test_every_control_redraws_once_in_place_and_changes_the_picture(dashboard):
@@ -164,10 +167,18 @@ def test_displays_the_controls_then_one_png_and_replaces_it_by_display_id(dashbo
     monkeypatch.setattr("course_utils.widgets._base._in_ipython", lambda: True)
     monkeypatch.setattr(IPython.display, "display", display)
     assert dashboard.show() is dashboard
-    assert [obj for obj, _ in displayed][:1] == [dashboard.box] and len(displayed) == 2
+    assert len(displayed) == 2
+    controls, display_id = displayed[0]
+    assert display_id is None
+    bundle = controls._repr_mimebundle_()
+    assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == dashboard.box.model_id
+    assert bundle["text/plain"] == repr(dashboard) and "VBox(" not in bundle["text/plain"]
     picture, display_id = displayed[1]
     assert display_id is True  # so that updates replace this output, not add one
-    assert picture._repr_png_() == dashboard.render_png()
+    first = picture._repr_mimebundle_()
+    assert base64.b64decode(first["image/png"]) == dashboard.render_png()
+    assert first["text/html"] == f'<img alt="{html.escape(dashboard.describe(), quote=True)}" ' \
+                                 f'src="data:image/png;base64,{first["image/png"]}">'
     (handle,) = dashboard._handles
     name = next(iter(dashboard.controls))
     dashboard.controls[name].value = other_value(dashboard.controls[name])
@@ -175,6 +186,7 @@ def test_displays_the_controls_then_one_png_and_replaces_it_by_display_id(dashbo
     assert len(displayed) == 2  # nothing new displayed: the one picture was updated
     assert len(handle.pngs) == 2 and all(png.startswith(PNG_MAGIC) for png in handle.pngs)
     assert handle.pngs[0] != handle.pngs[1] and handle.pngs[1] == dashboard.render_png()
+    assert dashboard.describe() in html.unescape(handle.bundles[1]["text/html"])  # the alt follows the picture
     assert dashboard.last_update_seconds < 1.0  # draw + PNG + display update: a sanity bound (make bench times it)
 
 
@@ -212,11 +224,13 @@ def test_outside_ipython_nothing_fails_and_the_text_fallback_is_stable(dashboard
     name = next(iter(dashboard.controls))
     dashboard.controls[name].value = other_value(dashboard.controls[name])
     assert dashboard.update_count == 1  # still redraws the figure
-    values = ", ".join(f"{n}={v!r}" for n, v in dashboard.values.items())
-    assert repr(dashboard) == f"{type(dashboard).__name__}({values})"
-    from course_utils.widgets._base import _FigurePNG
+    sentence = repr(dashboard)  # the controls' stand-in in a static view: one sentence, every control's value
+    assert re.fullmatch(r"[A-Z][^\n]*: [^\n]+\.", sentence) and "0x" not in sentence, sentence
+    for control in dashboard.controls.values():
+        assert control_phrase(control) in sentence
+    from course_utils.widgets._base import _FigurePicture
 
-    picture = _FigurePNG(dashboard)  # what a static view (GitHub, nbconvert) and nbval get
+    picture = _FigurePicture(dashboard)  # what a static view (GitHub, nbconvert) and nbval get
     assert re.fullmatch(rf"<Figure size [\d.]+x[\d.]+ with {len(dashboard.fig.axes)} Axes>", repr(picture))
     png = picture._repr_png_()
     assert png.startswith(PNG_MAGIC)
@@ -352,3 +366,26 @@ def test_display_and_update_in_a_real_kernel():
     assert picture(outs[0]) != picture(outs[3])
     assert all(o.output_type != "error" and o.get("name") != "stderr" for c in outs for o in c)
     assert outs[4][-1].text.strip() == "0"
+
+
+def test_every_slider_handle_gets_a_name_from_its_label_or_its_key(dashboard):
+    """The browser test checks the names in the page; here: what Python sends for them."""
+    from course_utils.widgets._handle_names import _ESM, SLIDERS
+
+    sliders = [c for c in dashboard.controls.values() if isinstance(c, SLIDERS)]
+    names = dashboard.handle_names.names
+    assert len(names) == len(sliders), f"{len(names)} names for {len(sliders)} sliders"
+    assert all(name.strip() for name in names), names
+    for slider, name in zip(sliders, names):
+        if slider.description:
+            assert name in re.sub(r"\$|\\", "", slider.description) or name == slider.description
+    assert dashboard.handle_names.layout.display == "none"  # invisible, never a Tab stop
+    assert "export default" in _ESM and "aria-labelledby" in _ESM and "http" not in _ESM  # inline, offline
+
+
+def test_a_slider_without_a_description_is_named_after_its_key():
+    from course_utils.widgets._handle_names import slider_names
+
+    controls = {"key_scale": ipywidgets.FloatSlider(), "causal": ipywidgets.Checkbox(description="causal"),
+                "width": ipywidgets.IntSlider(description="width of a head")}
+    assert slider_names(controls) == ["key scale", "width of a head"]

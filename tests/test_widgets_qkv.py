@@ -91,7 +91,7 @@ def test_constructor_options_and_errors():
     d = ScalingDashboard(d_k=4, scaled=True, num_keys=3, seed=7)
     assert len(d.weight_bars) == 3 and d.labels == ["k1", "k2", "k3"]
     np.testing.assert_allclose(heights(d.weight_bars), expected(4, True, num_keys=3, seed=7)[0])
-    assert repr(d) == "ScalingDashboard(d_k=4, scaled=True)"
+    assert repr(d).endswith(": key width d_k: 4; divide the scores by √d_k: on.")  # the controls in words
     d.close()
     with pytest.raises(ValueError, match="d_k=5 is not one of the slider's values"):
         ScalingDashboard(d_k=5)

@@ -1,15 +1,21 @@
 """Shared pieces of the dashboard tests (tests/test_widgets*.py)."""
+import base64
 import functools
 
 
 class RecordingHandle:
-    """Stands in for IPython's DisplayHandle: renders what it is given, as a front end would."""
+    """Stands in for IPython's DisplayHandle: renders what it is given, as a front end would.
+
+    ``bundles`` holds each update's display data (text/html ``<img alt>`` and image/png), ``pngs`` its PNG bytes.
+    """
 
     def __init__(self):
-        self.pngs = []
+        self.bundles, self.pngs = [], []
 
     def update(self, obj):
-        self.pngs.append(obj._repr_png_())
+        bundle = obj._repr_mimebundle_()
+        self.bundles.append(bundle)
+        self.pngs.append(base64.b64decode(bundle["image/png"]))
 
 
 @functools.cache

@@ -2,39 +2,46 @@
 
 How a dashboard shows itself (the same for every subclass of ``Dashboard``):
 
-* the controls (ipywidgets, ``continuous_update=False``) are displayed first, in a VBox/HBox;
+* the controls (ipywidgets, ``continuous_update=False``) are displayed first, in a VBox/HBox; where no widget
+  can show (a static view: GitHub, nbconvert HTML, the stored notebook) their stand-in is one sentence naming
+  the dashboard and each control's value (``repr(dashboard)``), not the box's ``VBox(children=...)``;
 * the figure is built once, on a ``matplotlib.figure.Figure`` that pyplot never sees (so the
   inline backend does not show it a second time, and many dashboards never trigger pyplot's
-  "More than 20 figures" warning), and displayed below the controls as an ordinary PNG output
-  with a display id;
+  "More than 20 figures" warning), and displayed below the controls with a display id as an
+  ``<img alt="...">`` (text/html) and the same PNG (image/png); the alt is what ``describe()`` says the
+  picture shows now, with its numbers (each dashboard writes its own);
 * each control change updates the existing artists (``draw``) and replaces that same output with
-  a fresh PNG (``DisplayHandle.update``); the figure is never rebuilt.
+  a fresh picture and a fresh alt (``DisplayHandle.update``); the figure is never rebuilt.
 
 Controls are sized from their text (``slider_style_and_layout``, ``toggle_buttons``): a label always
 shows in full, a slider keeps a usable track, a button is as wide as its longest label.
 ``Dashboard.layout_problems()`` says where that is not so, without a browser: it estimates text
 widths from the widget model (``text_px``), with constants measured in JupyterLab 4.6.
 
-So a static view (GitHub, nbconvert HTML) shows the picture at the default values as a plain
-image; a live kernel changes it in place; nbval never compares it (image/png is not compared).
+So a static view shows the picture at the default values, with its alt; a live kernel changes both in place;
+nbval never compares them (no tagged cell shows a dashboard).
 
-Why a PNG snapshot object and not ``display(fig)`` itself: ``display(fig)`` produces an image
-only once IPython's figure formatter is registered, which happens when pyplot loads the inline
-backend. In a fresh kernel that has not drawn a pyplot figure yet, ``display(fig)`` of a
-``Figure`` gave only the text ``<Figure size ... with 2 Axes>`` (tried). ``_FigurePNG`` renders
-the figure itself, whatever the backend (inline, ipympl, none).
+Why a picture object and not ``display(fig)`` itself: ``display(fig)`` produces an image
+only once a figure formatter is registered (IPython's, when pyplot loads the inline backend, or
+``course_utils.alt_text``'s). ``_FigurePicture`` renders the figure itself, whatever the backend (inline,
+ipympl, none), as ``course_utils.alt_text.compact_png`` makes it (a palette PNG, a third of the bytes).
 """
-import io
 import math
+import re
 import time
 
 import ipywidgets
 import matplotlib.pyplot as plt
+import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from course_utils.alt_text import compact_png, description, picture_bundle, plain
+from course_utils.widgets._handle_names import SliderHandleNames, slider_names
+
 __all__ = [
     "Dashboard",
+    "control_phrase",
     "float_slider",
     "layout_problems",
     "slider_style_and_layout",
@@ -213,17 +220,62 @@ def _in_ipython():
     return get_ipython() is not None
 
 
-class _FigurePNG:
-    """What is displayed for a dashboard's figure: a PNG rendered from it when displayed."""
+class _FigurePicture:
+    """What is displayed for a dashboard's figure: ``<img alt>`` + PNG, rendered and described when displayed."""
 
     def __init__(self, dashboard):
         self._dashboard = dashboard
 
-    def _repr_png_(self):
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        return picture_bundle(self._dashboard.render_png(), self._dashboard.describe())
+
+    def _repr_png_(self):  # for a consumer that asks for the PNG alone
         return self._dashboard.render_png()
 
     def __repr__(self):  # text/plain fallback; stable (no memory address) for nbval
         return repr(self._dashboard.fig)
+
+
+class _Controls:
+    """What is displayed for a dashboard's controls: the widget view, and one sentence as its text stand-in."""
+
+    def __init__(self, dashboard):
+        self._dashboard = dashboard
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        bundle = dict(self._dashboard.box._repr_mimebundle_())  # the widget view (and ipywidgets' text)
+        bundle["text/plain"] = repr(self._dashboard)
+        return bundle
+
+    def __repr__(self):
+        return repr(self._dashboard)
+
+
+def control_phrase(control):
+    """One control and its value in words: "score of token 1: 2.0", "causal mask: on", "'pad on the left' chosen".
+
+    Parameters
+    ----------
+    control : ipywidgets widget with a ``value``
+
+    Returns
+    -------
+    str
+    """
+    label = plain(getattr(control, "description", "") or "")
+    if isinstance(control, ipywidgets.Checkbox):
+        value = "on" if control.value else "off"
+    elif isinstance(control, (ipywidgets.ToggleButtons, ipywidgets.Dropdown, ipywidgets.RadioButtons)):
+        options = ", ".join(control._options_labels)
+        return f"{label}: {control.label} (of {options})" if label else f"“{control.label}” chosen (of {options})"
+    elif isinstance(control, ipywidgets.FloatSlider):
+        try:
+            value = format(control.value, control.readout_format)
+        except (TypeError, ValueError):
+            value = f"{control.value:g}"
+    else:
+        value = str(control.value)
+    return f"{label}: {value}" if label else value
 
 
 class Dashboard:
@@ -239,6 +291,9 @@ class Dashboard:
         and keep the artists ``draw`` needs on ``self``. Called once, inside ``plt.ioff()``.
     ``draw(self, **control_values)``
         Update the artists for these control values, in place (never clear or rebuild).
+
+    and, so that the picture's alt says what it shows and its numbers now, ``describe(self) -> str`` (the
+    default composes one from the figure's axes, ``course_utils.alt_text.description``).
 
     Attributes
     ----------
@@ -259,6 +314,8 @@ class Dashboard:
     figsize = (9.0, 4.0)
     #: "vbox" (controls stacked) or "hbox" (side by side).
     controls_layout = "vbox"
+    #: The dashboard's name in words, for the controls' text stand-in; default: from the class name.
+    name_in_words = None
 
     def __init__(self):
         self.controls = dict(self.make_controls())
@@ -275,7 +332,10 @@ class Dashboard:
             self.build(self.fig)
         self.draw(**self.values)
         box_class = {"vbox": ipywidgets.VBox, "hbox": ipywidgets.HBox}[self.controls_layout]
-        self.box = box_class(list(self.controls.values()))
+        # The controls, then an invisible helper that gives each slider handle its label as an accessible
+        # name in the browser (ipywidgets 8.1.9 gives it none: _handle_names explains).
+        self.handle_names = SliderHandleNames(slider_names(self.controls))
+        self.box = box_class([*self.controls.values(), self.handle_names])
         for control in self.controls.values():
             control.observe(self._on_change, names="value")
 
@@ -288,6 +348,13 @@ class Dashboard:
 
     def draw(self, **control_values):  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def describe(self):
+        """What the picture shows now, with its key numbers: the alt of the displayed ``<img>``.
+
+        Each dashboard says it in its own words; this default composes it from the figure's axes.
+        """
+        return description(self.fig)
 
     # -- mechanics ----------------------------------------------------------------------
     @property
@@ -304,7 +371,7 @@ class Dashboard:
         start = time.perf_counter()
         self.draw(**self.values)
         for handle in self._handles:
-            handle.update(_FigurePNG(self))
+            handle.update(_FigurePicture(self))
         self.last_update_seconds = time.perf_counter() - start
         self.update_count += 1
 
@@ -338,17 +405,17 @@ class Dashboard:
         return self
 
     def render_png(self):
-        """The figure as PNG bytes, at the figure's dpi (the inline backend's default).
+        """The figure as PNG bytes, at the figure's dpi (the inline backend's default), as a compact palette PNG.
 
         The size is fixed (no ``bbox_inches="tight"``), so the picture never jumps when a
-        label's length changes.
+        label's length changes. Deterministic: the same state gives the same bytes.
         """
-        buffer = io.BytesIO()
-        self.fig.canvas.print_png(buffer)  # the figure's own Agg canvas, at fig.dpi
-        return buffer.getvalue()
+        canvas = self.fig.canvas  # the figure's own Agg canvas, at fig.dpi
+        canvas.draw()
+        return compact_png(np.asarray(canvas.buffer_rgba()), optimize=False)  # fast: one PNG per control move
 
     def show(self):
-        """Display the controls, then the figure (an ordinary PNG output that updates in place).
+        """Display the controls, then the figure (an ``<img alt>`` + PNG output that updates in place).
 
         Outside IPython (plain python, pytest) nothing is displayed and nothing fails; the
         figure is still ``self.fig`` and the controls still redraw it.
@@ -357,8 +424,8 @@ class Dashboard:
             return self
         from IPython.display import display
 
-        display(self.box)
-        self._handles.append(display(_FigurePNG(self), display_id=True))
+        display(_Controls(self))
+        self._handles.append(display(_FigurePicture(self), display_id=True))
         return self
 
     def layout_problems(self):
@@ -379,9 +446,12 @@ class Dashboard:
         for control in self.controls.values():
             control.unobserve(self._on_change, names="value")
             control.close()
+        self.handle_names.close()
         self.box.close()
         self._handles.clear()
 
     def __repr__(self):
-        values = ", ".join(f"{name}={value!r}" for name, value in self.values.items())
-        return f"{type(self).__name__}({values})"
+        """One sentence: the dashboard and each control's value (the controls' stand-in in a static view)."""
+        title = self.name_in_words or re.sub(r"(?<!^)(?=[A-Z])", " ", type(self).__name__).capitalize()
+        phrases = "; ".join(control_phrase(control) for control in self.controls.values())
+        return f"{title}, whose controls work in a running notebook: {phrases}."

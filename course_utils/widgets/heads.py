@@ -17,6 +17,7 @@ import numpy as np
 from matplotlib.patches import Rectangle
 
 from course_utils import style
+from course_utils.alt_text import fixed, heatmap_phrase, number
 from course_utils.attention import scaled_dot_product_attention
 from course_utils.lessons.data import TICKET, embed_wide, random_projections
 from course_utils.lessons.heads import head_columns
@@ -81,6 +82,7 @@ class HeadsDashboard(Dashboard):
     """
 
     figsize = (12.0, 7.0)
+    name_in_words = "Multi-head attention dashboard"
     max_heads = max(HEAD_OPTIONS)
 
     def __init__(self, tokens=TICKET, num_heads=4, head=0, causal=False, seed=0, embedding_seed=0):
@@ -186,7 +188,7 @@ class HeadsDashboard(Dashboard):
         self.ax_concat = fig.add_subplot(bottom[0, 1])
         limit = self._concat_limit
         self.concat_image = self.ax_concat.imshow(
-            np.zeros((T, self.d_model)), cmap=style.DIVERGING_CMAP, vmin=-limit, vmax=limit, aspect="equal",
+            np.zeros((T, self.d_model)), cmap=style.SIGNED_CMAP, vmin=-limit, vmax=limit, aspect="equal",
         )
         self.ax_concat.set_yticks(range(T), self.tokens)
         self.ax_concat.set_xticks(range(self.d_model))
@@ -258,3 +260,26 @@ class HeadsDashboard(Dashboard):
         )
         self.weights, self.concat, self.output, self.mask, self.head = weights, concat, output, mask, head
         self.num_heads = num_heads
+
+    def describe(self):
+        """The picture in words: the heads, each query's strongest key in every head, the selected head's weights,
+        the concatenation's range and the selected head's columns."""
+        T, h = len(self.tokens), self.num_heads
+        d_head = self.d_model // h
+        cols = head_columns(self.head, h, self.d_model)
+        causal = self.mask is not None
+        strongest = []
+        for i, weights in enumerate(self.weights):
+            shown = weights if self.mask is None else np.where(self.mask, weights, -np.inf)
+            pairs = ", ".join(f"{q} → {self.tokens[int(np.argmax(row))]} {fixed(row.max(), 2)}"
+                              for q, row in zip(self.tokens, shown))
+            strongest.append(f"head {i}: {pairs}")
+        return (
+            f"{h} head{'s' if h > 1 else ''} of width d_head = {d_head} (the same {4 * self.d_model * self.d_model} "
+            f"parameters in W_Q, W_K, W_V, W_O), causal mask {'on' if causal else 'off'}. Top: a small heatmap of "
+            f"each head's weights; each query's largest weight, head by head: {'; '.join(strongest)}. Bottom left, "
+            f"head {self.head} large, {heatmap_phrase(self.weights[self.head], self.tokens, self.tokens, allowed=self.mask)}. "
+            f"Bottom right: the heads' outputs side by side before W_O, {T} × {self.d_model} values from "
+            f"{number(self.concat.min())} to {number(self.concat.max())} (colour bar from {number(-self._concat_limit)} "
+            f"to {number(self._concat_limit)}); head {self.head} fills columns {cols.start}:{cols.stop}."
+        )

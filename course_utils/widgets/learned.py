@@ -3,6 +3,7 @@ import ipywidgets
 import numpy as np
 
 from course_utils import style
+from course_utils.alt_text import fixed
 from course_utils.lessons.training import ticket_words
 from course_utils.plots import cell_text_colour
 from course_utils.widgets._base import Dashboard
@@ -89,3 +90,20 @@ class TrainingDashboard(Dashboard):
         shown = int(self.steps[index])
         self.marker.set_xdata([shown, shown])
         self.title.set_text(f"where 'missing' looks, step {shown}")
+        self.shown_step = shown
+
+    def describe(self):
+        """The picture in words: the step, the weight of "missing" on every word of each probe ticket, the loss."""
+        tickets = []
+        for i, (row, weights) in enumerate(zip(self.probe_tokens, self.weights), start=1):
+            words = ticket_words(row)
+            tickets.append(f"ticket {i}: " + ", ".join(f"{w} {fixed(x, 2)}" for w, x in zip(words, weights)))
+        last = self.losses.size - 1
+        at = min(self.shown_step, last)
+        return (
+            f"Training step {self.shown_step} (snapshots from step {self.steps[0]} to {self.steps[-1]}). Left, heatmap "
+            f"of the weight of “missing” on each position of {len(tickets)} probe tickets (one row each, the word "
+            f"written in its cell), word by word: {'; '.join(tickets)}. Right: the training loss, from "
+            f"{fixed(self.losses[0], 3)} at step 0 to {fixed(self.losses[-1], 3)} at step {last}, with a line at step "
+            f"{self.shown_step} (loss {fixed(self.losses[at], 3)})."
+        )

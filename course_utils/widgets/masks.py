@@ -21,6 +21,7 @@ from matplotlib.colors import ListedColormap
 from matplotlib.patches import Patch, Rectangle
 
 from course_utils import style
+from course_utils.alt_text import fixed, heatmap_phrase, labelled_values
 from course_utils.attention import scaled_dot_product_attention
 from course_utils.lessons.data import FEATURES, TICKET, TICKETS, embed, stand_in_projections
 from course_utils.lessons.masking import MASKING_METHODS, mask_layout, masked_weights
@@ -72,13 +73,14 @@ class MaskExplorerDashboard(Dashboard):
 
     figsize = (12.0, 6.2)  # replaced by layout_for(T) at every draw
     max_padding = 4
-    #: Side of one cell, in inches (at T = 10 the figure is 12.3 x 6.65 in, about its old fixed size, 12 x 6.2).
-    cell_inches = 0.46
+    #: Side of one cell, in inches: a weight printed at ``style.FONT_CELL_DENSE`` (8 pt) takes half of it, so
+    #: numbers stay apart (at T = 10 the figure is 12.95 x 7.05 in).
+    cell_inches = 0.5
     #: The smallest panel side, in inches: room for the title, the summary line and the legend.
     min_panel_inches = 2.3
     #: Margins around the two panels, in inches: left (tick labels, axis label), gap between the panels,
     #: right (the row sums), top (summary line, titles), bottom (rotated tick labels, axis label, legend).
-    margins_inches = dict(left=1.0, gap=1.15, right=0.95, top=0.9, bottom=1.15)
+    margins_inches = dict(left=1.0, gap=1.05, right=0.95, top=0.9, bottom=1.15)
 
     def __init__(self, tokens=TICKETS[2], length=4, padding=2, causal=True, side="right", seed=0):
         self.tokens = tuple(str(t) for t in tokens)
@@ -237,6 +239,19 @@ class MaskExplorerDashboard(Dashboard):
         )
         self.summary.set_color(style.VERMILLION if empty else "black")
         self.mask, self.real, self.labels, self.weights, self.empty_rows = mask, real, labels, weights, empty
+        self.drawn = dict(length=length, padding=padding, causal=causal, side=side)
+
+    def describe(self):
+        """The picture in words: the sequence, the mask, every weight (masked cells named), the row sums."""
+        d, T = self.drawn, len(self.labels)
+        sums = self.weights.sum(axis=-1)  # (T,)
+        return (
+            f"T = {T} positions: {d['length']} real tokens and {d['padding']} padding on the {d['side']}, causal mask "
+            f"{'on' if d['causal'] else 'off'}; rows with no permitted key: {self.empty_rows}. Left: the mask, blue "
+            "where the query may attend, hatched grey where it is masked out (the masked cells below). Right, "
+            f"{heatmap_phrase(self.weights, self.labels, self.labels, allowed=self.mask)}. "
+            f"Row sums: {labelled_values(self.labels, sums, 2)}."
+        )
 
 
 class MaskBeforeAfterDashboard(Dashboard):
@@ -271,6 +286,7 @@ class MaskBeforeAfterDashboard(Dashboard):
     """
 
     figsize = (11.0, 5.0)
+    name_in_words = "Masking before or after the softmax dashboard"
 
     def __init__(self, tokens=TICKET, method="before", hidden=0.0, seed=0):
         self.tokens = tuple(str(t) for t in tokens)
@@ -336,3 +352,13 @@ class MaskBeforeAfterDashboard(Dashboard):
             f"{self.leak:.3f} (compared with hidden scores +0.0)"
         )
         self.summary.set_color(style.VERMILLION if self.leak > 1e-12 else "black")
+        self.method, self.hidden = method, hidden
+
+    def describe(self):
+        """The picture in words: the method, the hidden scores' shift, every weight, the row sums and the leak."""
+        return (
+            f"Method “{MASKING_METHODS[self.method]}”, with {fixed(self.hidden, 1)} added to the scores of the hidden (later) "
+            f"keys. Left, {heatmap_phrase(self.weights, self.tokens, self.tokens, allowed=self.mask)}. Right, bar "
+            f"chart of the row sums (dashed line at 1): {labelled_values(self.tokens, self.row_totals, 3)}. The "
+            f"visible weights moved by up to {fixed(self.leak, 3)} compared with adding 0."
+        )

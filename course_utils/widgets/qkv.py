@@ -3,6 +3,7 @@ import ipywidgets
 import numpy as np
 
 from course_utils import style
+from course_utils.alt_text import fixed, labelled_values
 from course_utils.lessons.scaling import DEFAULT_MAX_D_K, entropy, query_and_keys, row_weights
 from course_utils.plots import attention_row_bars, update_row_bars
 from course_utils.widgets._base import Dashboard
@@ -115,3 +116,16 @@ class ScalingDashboard(Dashboard):
             f"entropy {h:.3f} nats (even spread: {self.max_entropy:.3f}, one key: 0)"
         )
         self.weights, self.scores, self.entropy = weights, scores, h
+        self.d_k, self.scaled = d_k, scaled
+
+    def describe(self):
+        """The picture in words: d_k, scaled or not, every score and weight, the largest weight and the entropy."""
+        how = "divided by sqrt(d_k)" if self.scaled else "not divided by sqrt(d_k)"
+        return (
+            f"Key width d_k = {self.d_k}, scores {how}. Left, bar chart of the {self.num_keys} scores q·k"
+            f"{' / sqrt(d_k)' if self.scaled else ''} (a grey band marks -2 to 2): "
+            f"{labelled_values(self.labels, self.scores, 2)}; their spread (std) is {fixed(self.scores.std(), 2)}. "
+            f"Right, bar chart of the weights softmax(scores): {labelled_values(self.labels, self.weights, 3)}. "
+            f"Largest weight {fixed(self.weights.max(), 3)}, entropy {fixed(self.entropy, 3)} nats "
+            f"(even spread: {fixed(self.max_entropy, 3)}, one key: 0)."
+        )

@@ -13,6 +13,7 @@ import ipywidgets
 import numpy as np
 
 from course_utils import style
+from course_utils.alt_text import fixed, labelled_values
 from course_utils.attention import attention_row
 from course_utils.lessons.data import EXPERIMENT_SCORES, EXPERIMENT_TOKENS, EXPERIMENT_VALUES
 from course_utils.lessons.influence import removal_effects
@@ -152,3 +153,17 @@ class ValueScaleDashboard(Dashboard):
             f"{self.labels[int(np.argmax(weights))]!r}, largest effect: {self.labels[int(np.argmax(effects))]!r}"
         )
         self.values_now, self.weights, self.output, self.effects = values, weights, output, effects
+        self.key, self.scale = key, scale
+
+    def describe(self):
+        """The picture in words: which value is scaled, the weights (unchanged), the removal effects, the output."""
+        index = self.labels.index(self.key)
+        length = float(np.linalg.norm(self.values_now[index]))
+        return (
+            f"The value vector of “{self.key}” multiplied by {fixed(self.scale, 1)} (its length now {fixed(length, 2)}). "
+            f"Left, bar chart of the attention weights, which the factor does not change: "
+            f"{labelled_values(self.labels, self.weights, 3)}. Right, bar chart of each key's removal effect "
+            f"|output - output without the key|: {labelled_values(self.labels, self.effects, 3)}. Output = "
+            f"[{', '.join(fixed(o, 3) for o in self.output)}]; largest weight: “{self.labels[int(np.argmax(self.weights))]}”, "
+            f"largest effect: “{self.labels[int(np.argmax(self.effects))]}”."
+        )

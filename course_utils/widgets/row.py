@@ -2,6 +2,7 @@
 import numpy as np
 
 from course_utils import style
+from course_utils.alt_text import fixed, labelled_values, number
 from course_utils.attention import attention_row
 from course_utils.lessons.data import ARTICLE_SCORES, ARTICLE_TOKENS, ARTICLE_VALUES
 from course_utils.plots import (
@@ -98,3 +99,15 @@ class AttentionRowDashboard(Dashboard):
             f"output = [{fmt(f'{o:.3f}' for o in output)}]"
         )
         self.weights, self.output = weights, output
+
+    def describe(self):
+        """The picture in words: the scores, the weights (left) and where the output lies among the values (right)."""
+        scores = self.scores_from(self.values)
+        values = ", ".join(f"{label} ({number(v[0])}, {number(v[1])})" for label, v in zip(self.labels, self.value_vectors))
+        return (
+            f"Left, bar chart “weights = softmax(scores)”: the scores {', '.join(fixed(s, 1) for s in scores)} give the "
+            f"weights {labelled_values(self.labels, self.weights, 3)}. Right: the value vectors {values} as points, "
+            f"their convex hull shaded, and the output weights @ values = ({fixed(self.output[0], 3)}, "
+            f"{fixed(self.output[1], 3)}) as a star inside it; grey lines join each value to the output, thicker for a "
+            "larger weight."
+        )

@@ -3,6 +3,7 @@ import ipywidgets
 import numpy as np
 
 from course_utils import style
+from course_utils.alt_text import fixed, labelled_values
 from course_utils.lessons.data import ONLINE_SCORES
 from course_utils.lessons.online_softmax import online_states
 from course_utils.softmax import softmax
@@ -115,3 +116,25 @@ class OnlineSoftmaxDashboard(Dashboard):
             + ("   (all keys: exact softmax)" if step == n_blocks else "")
         )
         self.m, self.l = m, l
+        self.drawn = dict(block_size=block_size, step=step, n_blocks=n_blocks, seen=seen, new_from=new_from,
+                          so_far=so_far)
+
+    def describe(self):
+        """The picture in words: the blocks processed, m and l, every score, the weights so far and the final ones."""
+        d, t = self.drawn, len(self.scores)
+        keys = [str(j) for j in range(1, t + 1)]
+        progress = []
+        if d["new_from"] > 0:
+            progress.append(f"keys 1 to {d['new_from']} processed before (blue)")
+        if d["seen"] > d["new_from"]:
+            progress.append(f"keys {d['new_from'] + 1} to {d['seen']} the block just added (orange)")
+        progress = ", ".join(progress) or "no key processed yet"
+        done = "; all keys are in: the exact softmax" if d["step"] == d["n_blocks"] else ""
+        m = "minus infinity" if not np.isfinite(self.m) else fixed(self.m, 2)
+        return (
+            f"Block size {d['block_size']}: {d['step']} of {d['n_blocks']} blocks processed; running maximum m = {m}, "
+            f"normaliser l = {fixed(self.l, 3)}{done}. Left, bar chart of the {t} scores by key, {progress}, the "
+            f"others grey, a dashed line at m: {labelled_values(keys, self.scores, 1)}. Right, bar chart of the "
+            f"weights known so far, exp(score - m) / l (0 for keys not reached): {labelled_values(keys, d['so_far'], 3)}; "
+            f"ticks at the final softmax weights: {labelled_values(keys, self.final_weights, 3)}."
+        )
