@@ -1,5 +1,6 @@
 # Self-attention, hands-on. The commands a newcomer needs:
 #   make lab    create the environment when missing, then open the course in JupyterLab
+#   make notebook7  the same in Notebook 7 (the classic one-notebook-per-tab interface)
 #   make test   create the environment when missing, then run every test and notebook
 #   make doctor create the environment when missing, then check this machine's setup (prints the fixes)
 # Others: make notebooks (regenerate learner notebooks), make solutions (re-execute the
@@ -21,19 +22,35 @@ ifeq ($(shell id -u),0)
 LAB_BROWSER += --allow-root
 endif
 LAB_ARGS ?=
+# The course's settings overrides for JupyterLab and Notebook 7 (both read them from the environment:
+# {sys.prefix}/share/jupyter/lab/settings/overrides.d/): no "official Jupyter news?" pop-up over the dashboards.
+# Written into $(VENV) by tools/jupyter_settings.py, never into ~/.jupyter or the repository.
+OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.d/self-attention-hands-on.json
 
-.PHONY: lab test env notebooks solutions lock clean-env
+# A make argument quoted for the shell (NB="01 my copy" or a name with a quote stays one argument).
+quote = '$(subst ','\'',$(1))'
 
-lab: $(STAMP)
+.PHONY: lab notebook7 test test-mine env notebooks solutions lock clean-env
+
+lab: $(STAMP) $(OVERRIDES)
 	$(VENV)/bin/jupyter lab $(LAB_BROWSER) --ServerApp.root_dir="$(CURDIR)" $(LAB_ARGS) $(FIRST_NOTEBOOK)
+
+# The same course in Notebook 7 (`jupyter notebook`): same root, same first notebook, same LAB_ARGS.
+notebook7: $(STAMP) $(OVERRIDES)
+	$(VENV)/bin/jupyter notebook $(LAB_BROWSER) --ServerApp.root_dir="$(CURDIR)" $(LAB_ARGS) $(FIRST_NOTEBOOK)
 
 # Lint first (ruff: pyflakes, pycodestyle, import order, likely bugs; config in pyproject.toml), then every test,
 # doctest and notebook.
-test: $(STAMP)
+test: $(STAMP) $(OVERRIDES)
 	$(VENV)/bin/ruff check .
 	$(PY) -m pytest $(PYTEST_ARGS)
 
-env: $(STAMP)
+env: $(STAMP) $(OVERRIDES)
+
+# Your own notebooks, as you left them: runs the learner notebooks in notebooks/ through nbval with your answers
+# (the checkers say which exercise is not done yet), without touching them.
+test-mine: $(STAMP)
+	$(PY) -m pytest --mine notebooks $(PYTEST_ARGS)
 
 # Checks Python, packages, course_utils, JupyterLab's widget extension and its python3 kernel.
 # Exit code 1 and the exact fixes when something is wrong (same checks as notebook 00).
@@ -51,6 +68,10 @@ $(STAMP): $(LOCK) pyproject.toml
 	@touch $@
 	@echo "Environment ready in $(VENV) (from $(LOCK))."
 
+# Part of the environment step; remade after every reinstall and when the script changes.
+$(OVERRIDES): $(STAMP) tools/jupyter_settings.py
+	$(PY) tools/jupyter_settings.py
+
 notebooks: $(STAMP)
 	$(PY) -m course_utils.tools.build $(BUILD_ARGS)
 
@@ -61,13 +82,21 @@ solutions: $(STAMP)
 # backups/notebooks/ (its name carries the date and time; earlier backups are never overwritten).
 .PHONY: reset
 reset: $(STAMP)
-	$(PY) -m course_utils.tools.reset $(NB)
+	$(PY) -m course_utils.tools.reset $(call quote,$(NB))
+
+# make update: bring in the newest course (git pull or a download) without losing a line you wrote: every
+# notebook you changed is backed up first and kept; then the environment is brought up to the new lock.
+.PHONY: update
+update:
+	@test -x $(PY) || $(MAKE) -s --no-print-directory env
+	$(PY) -m course_utils.tools.update
+	@$(MAKE) -s --no-print-directory env
 
 lock:
 	$(PYTHON) tools/lock.py
 
 clean-env:
-	rm -rf $(VENV)
+	$(PYTHON) course_utils/tools/clean_env.py $(call quote,$(VENV))
 
 # Maintainers: time and memory of course_utils attention against a naive loop and PyTorch (when installed),
 # dashboard update latency and notebook run times; results in benchmarks/results/. Not part of `make test`.

@@ -3,7 +3,8 @@
 - every .py file under course_utils/ has a line in the map, and every module in the map exists;
 - no module imports another module's underscore *names* (a package's private modules, such as
   ``course_utils.checks._framework``, are imported by name; their contents are not private to them);
-- the top level holds only the reference, its private helpers, ``plots`` and ``style``, and the subpackages.
+- the top level holds only the reference, its private helpers, ``plots``, ``style`` and ``alt_text``, and the
+  subpackages.
 """
 import ast
 import re
@@ -67,7 +68,7 @@ def test_the_top_level_holds_the_reference_and_the_subpackages():
     top = sorted(p.name for p in PACKAGE.iterdir() if p.name != "__pycache__" and not p.name.endswith(".egg-info"))
     assert top == sorted([
         "__init__.py", "_compat.py", "_validate.py", "attention.py", "blockwise.py", "masks.py", "multihead.py",
-        "softmax.py", "plots.py", "style.py", "lessons", "widgets", "checks", "tools",
+        "softmax.py", "plots.py", "style.py", "alt_text.py", "lessons", "widgets", "checks", "tools",
     ])
 
 

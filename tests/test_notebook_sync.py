@@ -1,21 +1,62 @@
-"""notebooks/ is exactly what course_utils.tools.build generates from solutions/."""
+"""notebooks/ is exactly what course_utils.tools.build generates from solutions/.
+
+These tests check the course as shipped. In a learner's own clone, where notebooks/ holds their answers and
+runs, they fail by design: the messages say so, point to `make test-mine` (the learner's notebooks, as they are)
+and `make update`, and never to `make notebooks` for an edited notebook (it keeps those as they are, so the advice
+would loop).
+"""
 import ast
 
 import nbformat
 
 from course_utils.tools import build
 
+IN_YOUR_CLONE = (
+    "\nIn your own clone, where notebooks/ holds your answers (or notebooks you ran and saved), this failure is "
+    "expected: `make test` checks the course as shipped, not your copy. To check that your notebooks run, use "
+    "`make test-mine`. To take the course's latest version without losing your work: `make update`; to start one "
+    "notebook afresh (your copy kept in backups/notebooks/): `make reset NB=NN`."
+)
+
+
+def _edited(path) -> bool:
+    try:
+        return build.has_learner_edits(build.read_notebook(path)) is not False
+    except (build.NotebookReadError, build.UnknownFingerprint):
+        return True
+
+
+def sync_failure_message(problems) -> str:
+    """What to do, by notebook: an edited one is the learner's (make notebooks keeps it, so it is not the fix)."""
+    edited = [p for p in problems if p.kind == "stale" and _edited(p.path)]
+    others = [p for p in problems if p not in edited]
+    text = "notebooks/ differs from what the course generates from solutions/:"
+    if edited:
+        text += ("\nedited since they were generated (answers or notes: yours, or a hand edit):\n"
+                 + "\n".join(f"  {p}" for p in edited) + IN_YOUR_CLONE
+                 + "\nMaintainers: edit solutions/, never notebooks/, then `make notebooks BUILD_ARGS=--force` "
+                   "(a copy of the edited notebook goes to backups/notebooks/ first).")
+    if others:
+        text += ("\nnot edited, only out of date (solutions/ changed, or a notebook is missing or has no solution):\n"
+                 + "\n".join(f"  {p}" for p in others) + "\nRegenerate them with `make notebooks` (it keeps any "
+                 "notebook you edited as it is).")
+    return text
+
 
 def test_learner_notebooks_are_up_to_date():
     problems = build.out_of_date()
-    assert not problems, "learner notebooks are out of date; run `make notebooks`:\n" + "\n".join(map(str, problems))
+    assert not problems, sync_failure_message(problems)
 
 
 def test_there_is_a_learner_notebook_for_every_solution():
     solutions = sorted(p.name for p in build.SOLUTIONS_DIR.glob("*.ipynb"))
     learners = sorted(p.name for p in build.NOTEBOOKS_DIR.glob("*.ipynb"))
     assert solutions, "solutions/ holds no notebook"
-    assert solutions == learners
+    assert solutions == learners, (
+        f"notebooks/ and solutions/ hold different notebooks (only in notebooks/: "
+        f"{sorted(set(learners) - set(solutions))}; only in solutions/: {sorted(set(solutions) - set(learners))})."
+        + IN_YOUR_CLONE + " A notebook of your own in notebooks/ (a copy, Untitled.ipynb) fails this test too: "
+        "keep such notebooks in another folder.")
 
 
 def test_learner_notebooks_carry_no_outputs_and_no_solutions():
@@ -25,7 +66,8 @@ def test_learner_notebooks_carry_no_outputs_and_no_solutions():
             where = f"{path.name} cell {number}"
             assert "BEGIN SOLUTION" not in cell.source and "END SOLUTION" not in cell.source, where
             if cell.cell_type == "code":
-                assert cell.outputs == [] and cell.execution_count is None, where
+                assert cell.outputs == [] and cell.execution_count is None, (
+                    f"{where} holds outputs: the course ships learner notebooks without any." + IN_YOUR_CLONE)
                 ast.parse(cell.source.replace("%matplotlib", "#"))  # every code cell still parses
 
 
@@ -48,4 +90,32 @@ def test_learner_notebooks_record_a_current_fingerprint_of_their_cells():
         nb = build.read_notebook(path)
         recorded = nb.metadata["course_build"]["fingerprint"]
         assert build.parse_fingerprint(recorded)[0] == build.FINGERPRINT_VERSION, path.name
-        assert recorded == build.fingerprint(nb) and build.has_learner_edits(nb) is False, path.name
+        assert recorded == build.fingerprint(nb) and build.has_learner_edits(nb) is False, (
+            f"{path.name} was edited since it was generated." + IN_YOUR_CLONE)
+
+
+def test_the_advice_for_an_edited_notebook_does_not_loop(tmp_path):
+    """In a learner's clone: the message for an edited notebook does not send them to `make notebooks` (which
+    skips it), and does name make test-mine and make update; an unedited stale one gets `make notebooks`."""
+    solutions, notebooks = tmp_path / "solutions", tmp_path / "notebooks"
+    solutions.mkdir()
+    for name in ("01-a.ipynb", "02-b.ipynb"):
+        solved = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1", id="c1")])
+        build.write_notebook(solved, solutions / name)
+    build.build(solutions, notebooks)
+    nb = build.read_notebook(notebooks / "01-a.ipynb")
+    nb.cells[0].source = "x = 2  # my answer"
+    build.write_notebook(nb, notebooks / "01-a.ipynb")
+    solved = build.read_notebook(solutions / "02-b.ipynb")
+    solved.cells[0].source = "x = 3"
+    build.write_notebook(solved, solutions / "02-b.ipynb")
+
+    message = sync_failure_message(build.out_of_date(solutions, notebooks))
+
+    edited_part, stale_part = message.split("not edited, only out of date")
+    assert "01-a.ipynb" in edited_part and "02-b.ipynb" not in edited_part
+    assert "make test-mine" in edited_part and "make update" in edited_part
+    assert "`make notebooks`" not in edited_part  # the loop: make notebooks keeps an edited notebook as it is
+    assert "02-b.ipynb" in stale_part and "`make notebooks`" in stale_part
+    (result,) = [r for r in build.build(solutions, notebooks) if r.name == "02-b"]
+    assert result.status == "updated"  # the advice for the unedited one works

@@ -2,6 +2,7 @@
 
 import datetime as dt
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -213,4 +214,16 @@ def test_make_reset_runs_the_module_with_nb():
     root = Path(B.__file__).resolve().parents[2]  # course_utils/tools/build.py -> the repository
     out = subprocess.run(["make", "-n", "--no-print-directory", "reset", "NB=02"], cwd=root,
                          capture_output=True, text=True, check=True).stdout
-    assert "-m course_utils.tools.reset 02" in out
+    assert re.search(r"-m course_utils\.tools\.reset '?02'?$", out, re.M), out  # quoted once the Makefile quotes NB
+
+
+def test_several_names_in_one_argument(course):
+    """`make reset NB="01 02"` passes one quoted argument: it names two notebooks."""
+    solutions, notebooks, backups = course
+    stems = sorted(p.stem for p in solutions.glob("*.ipynb"))[:2]
+    for stem in stems:
+        edit(notebooks / f"{stem}.ipynb")
+    code = R.main([f"{stems[0][:2]} {stems[1][:2]}", "--solutions", str(solutions), "--notebooks", str(notebooks),
+                   "--backup-dir", str(backups)])
+    assert code == 0
+    assert sorted(p.name.split(".")[0] for p in backups.iterdir()) == stems

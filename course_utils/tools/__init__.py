@@ -2,14 +2,18 @@
 
 ``build``   generate the learner notebooks from the solved ones; the sync check (``make notebooks``)
 ``reset``   restore one learner notebook after a verified backup (``make reset NB=01``)
+``update``  bring a learner's clone to the course's latest version, answers carried over (``make update``)
+``html``    the solved notebooks as self-contained, offline HTML pages (``python -m course_utils.tools.html``)
 ``hub_link`` the nbgitpuller link that puts the course on a JupyterHub (``make hub-link HUB=...``; standard
             library only, runs as a bare script)
+``inventory_report`` what a room learned: the concept inventory's files summed up, before and after, with the
+            normalised gain (``make inventory-report FILES="..."``)
 ``doctor``  diagnose this machine's setup (``make doctor``; runs without numpy as a bare script:
             ``python3 course_utils/tools/doctor.py``)
 """
 import importlib
 
-MODULES = ("build", "reset", "hub_link", "doctor")
+MODULES = ("build", "reset", "update", "html", "hub_link", "inventory_report", "doctor")
 
 __all__ = list(MODULES)
 

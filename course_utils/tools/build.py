@@ -28,8 +28,9 @@ Command line (from the repository root)::
     python -m course_utils.tools.build --force              # overwrite edited notebooks (after a backup)
     python -m course_utils.tools.build --execute-solutions  # re-run solutions/, store outputs, regenerate
 
-Exit codes: 0 ok; 1 check failed, a notebook was skipped because it was edited, or a solution
-failed to execute; 2 bad usage, an unreadable notebook or malformed solution markers.
+Exit codes: 0 ok (a learner notebook skipped because it was edited is reported, one line each, and
+is not an error); 1 check failed, a solution failed to execute, or a file could not be written (one
+sentence says which and the fix); 2 bad usage, an unreadable notebook or malformed solution markers.
 """
 
 from __future__ import annotations
@@ -38,15 +39,15 @@ import argparse
 import copy
 import datetime as _dt
 import hashlib
-import itertools
 import json
-import os
 import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
+
+from course_utils.tools._files import WriteError, make_dirs, shown, write_bytes, write_new
 
 __all__ = [
     "BuildResult",
@@ -67,6 +68,7 @@ __all__ = [
     "has_learner_edits",
     "learner_notebook",
     "main",
+    "notebook_bytes",
     "parse_fingerprint",
     "read_notebook",
     "strip_solutions",
@@ -609,10 +611,30 @@ def read_notebook(path):
     return nb
 
 
+def notebook_bytes(nb) -> bytes:
+    """A notebook as the bytes :func:`write_notebook` writes (nbformat's layout, UTF-8, ``\\n`` line ends).
+
+    Parameters
+    ----------
+    nb : nbformat.NotebookNode
+        The notebook (cells lacking an id get a deterministic one, in place).
+
+    Returns
+    -------
+    bytes
+    """
+    _ensure_cell_ids(nb)
+    text = nbformat.writes(nb)
+    if not text.endswith("\n"):
+        text += "\n"
+    return text.encode("utf-8")
+
+
 def write_notebook(nb, path) -> None:
     """Write a notebook as deterministic JSON (nbformat's layout, UTF-8, ``\\n`` line ends).
 
-    The file is replaced atomically, so an interrupted run never leaves half a notebook.
+    Written through :func:`course_utils.tools._files.write_bytes`: a temporary file, synced, read
+    back, then renamed, so an interrupted run or a full disk never leaves half a notebook.
 
     Parameters
     ----------
@@ -620,22 +642,22 @@ def write_notebook(nb, path) -> None:
         The notebook.
     path : str or Path
         Destination ``.ipynb`` file.
+
+    Raises
+    ------
+    course_utils.tools._files.WriteError
+        The file could not be written (it is left as it was; the message says why and what to do).
     """
-    path = Path(path)
-    _ensure_cell_ids(nb)
-    text = nbformat.writes(nb)
-    if not text.endswith("\n"):
-        text += "\n"
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(text.encode("utf-8"))
-    os.replace(tmp, path)
+    write_bytes(Path(path), notebook_bytes(nb))
 
 
-def backup_notebook(path, backup_dir=None, *, now: _dt.datetime | None = None) -> Path:
+def backup_notebook(path, backup_dir=None, *, now: _dt.datetime | None = None, data: bytes | None = None) -> Path:
     """Copy a notebook to ``<backup_dir>/<stem>.<YYYYmmdd-HHMMSS>.ipynb`` before it is replaced.
 
     An existing backup is never overwritten: ``-1``, ``-2``, ... is appended to the timestamp
-    until the name is free.
+    until the name is free. The copy is written, synced and read back before it takes its name
+    (:func:`course_utils.tools._files.write_new`), so a full disk never leaves a truncated or empty
+    backup under a valid-looking name.
 
     Parameters
     ----------
@@ -645,36 +667,30 @@ def backup_notebook(path, backup_dir=None, *, now: _dt.datetime | None = None) -
         Folder of backups, created if missing. Default: ``backups/notebooks/`` at the repository root.
     now : datetime, optional
         Time to stamp the name with (default: the current local time).
+    data : bytes, optional
+        The bytes to keep, when they are not (or no longer) those of ``path``; the name still
+        comes from ``path``.
 
     Returns
     -------
     Path
         The backup file written.
+
+    Raises
+    ------
+    course_utils.tools._files.WriteError
+        The backup could not be written (no partial file is left).
     """
     path = Path(path)
     backup_dir = Path(backup_dir) if backup_dir is not None else BACKUP_DIR
-    backup_dir.mkdir(parents=True, exist_ok=True)
     stamp = (now or _dt.datetime.now()).strftime("%Y%m%d-%H%M%S")
-    data = path.read_bytes()
-    for counter in itertools.count():
-        suffix = f"-{counter}" if counter else ""
-        candidate = backup_dir / f"{path.stem}.{stamp}{suffix}.ipynb"
-        try:
-            with open(candidate, "xb") as handle:  # "x": fails rather than overwrite
-                handle.write(data)
-        except FileExistsError:
-            continue
-        return candidate
-    raise AssertionError("unreachable")  # pragma: no cover
+    data = path.read_bytes() if data is None else data
+    return write_new(backup_dir, path.stem, stamp, path.suffix or ".ipynb", data)
 
 
 def _display(path) -> str:
     """A path relative to the working directory when it lies below it, else absolute."""
-    path = Path(path)
-    try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(path)
+    return shown(path)
 
 
 def _stems(folder: Path) -> list[str]:
@@ -731,11 +747,8 @@ def _generate(solutions_dir: Path, stems) -> dict:
 
 
 def _force_hint(stem: str) -> str:
-    return (
-        f"to replace it (a backup copy goes to backups/notebooks/ first), run: "
-        f"python -m course_utils.tools.build --force {stem}   "
-        f"(or: make notebooks BUILD_ARGS=\"--force {stem}\")"
-    )
+    return (f"to replace it by the course's version after a backup in backups/notebooks/: "
+            f"make notebooks BUILD_ARGS=\"--force {stem}\"")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -777,7 +790,7 @@ def build(solutions_dir=None, notebooks_dir=None, force: bool = False, names=Non
     solutions_dir, notebooks_dir = _resolve_dirs(solutions_dir, notebooks_dir)
     stems, orphans = _select(_stems(solutions_dir), _stems(notebooks_dir), names)
     generated = _generate(solutions_dir, stems)
-    notebooks_dir.mkdir(parents=True, exist_ok=True)
+    make_dirs(notebooks_dir)
     results = [_build_one(stem, notebooks_dir / f"{stem}.ipynb", learner, force, backup_dir)
                for stem, learner in generated.items()]
     for stem in orphans:
@@ -815,8 +828,14 @@ def _build_one(stem, target: Path, learner, force, backup_dir) -> BuildResult:
     if not force:
         return BuildResult(stem, "skipped", target,
                            f"skipped   {shown}: {why}, so not overwritten; " + _force_hint(stem))
-    backup = backup_notebook(target, backup_dir)
-    write_notebook(learner, target)
+    try:
+        backup = backup_notebook(target, backup_dir)
+    except WriteError as err:
+        raise err.with_unchanged(f"so {shown} was not overwritten") from None
+    try:
+        write_notebook(learner, target)
+    except WriteError as err:
+        raise err.with_unchanged(f"it is as it was; a copy is in {_display(backup)}") from None
     return BuildResult(stem, "overwritten", target,
                        f"overwritten {shown} ({short}; the previous version is in {_display(backup)})",
                        backup=backup)
@@ -976,8 +995,9 @@ def main(argv=None) -> int:
     Returns
     -------
     int
-        0 ok; 1 check failed, a notebook skipped because edited, or a solution failed to run;
-        2 bad usage, unreadable notebook or malformed solution markers.
+        0 ok, also when edited learner notebooks were skipped (one line each says so); 1 check
+        failed, a solution failed to run, or a file could not be written; 2 bad usage, unreadable
+        notebook or malformed solution markers.
     """
     parser = _parser()
     try:
@@ -1014,16 +1034,17 @@ def main(argv=None) -> int:
     except (UsageError, NotebookReadError, SolutionMarkerError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
+    except WriteError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
 
     for result in results:
-        stream = sys.stderr if result.status in ("skipped", "orphan") else sys.stdout
+        stream = sys.stderr if result.status == "orphan" else sys.stdout
         print(result.message, file=stream)
     counts = {s: sum(r.status == s for r in results) for s in
               ("created", "updated", "unchanged", "overwritten", "skipped", "orphan")}
     summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n)
     print(f"{len(results)} notebooks: {summary or 'nothing to do'}")
-    if counts["skipped"]:
-        status = 1
     return status
 
 

@@ -11,8 +11,9 @@ Command line (from the repository root)::
     python -m course_utils.tools.reset 01                       # by number
     python -m course_utils.tools.reset 01-one-attention-row     # by stem, file name or path
 
-Exit codes: 0 ok; 1 the backup could not be verified (nothing replaced); 2 bad usage (no
-notebook named, an unknown or ambiguous name) or an unreadable solution.
+Exit codes: 0 ok; 1 the backup could not be written or verified, or the notebook could not be written
+(one sentence says which path and the fix; the notebook is as it was); 2 bad usage (no notebook named,
+an unknown or ambiguous name) or an unreadable solution.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from course_utils.tools import build
+from course_utils.tools._files import WriteError, make_dirs, write_bytes
 
 __all__ = ["BackupError", "ResetResult", "main", "reset", "resolve_name"]
 
@@ -138,6 +140,9 @@ def reset(name: str, solutions_dir=None, notebooks_dir=None, backup_dir=None, *,
         The solved notebook cannot be converted (nothing is written).
     BackupError
         The backup could not be verified; the learner notebook is untouched.
+    course_utils.tools._files.WriteError
+        The backup or the notebook could not be written (full disk, read-only folder, ...): no
+        partial file is left, the learner notebook is as it was, and the message says so.
     """
     solutions_dir, notebooks_dir = build._resolve_dirs(solutions_dir, notebooks_dir)
     stem = resolve_name(name, solutions_dir)
@@ -147,23 +152,25 @@ def reset(name: str, solutions_dir=None, notebooks_dir=None, backup_dir=None, *,
     shown = build._display(target)
 
     if not target.exists():
-        notebooks_dir.mkdir(parents=True, exist_ok=True)
+        make_dirs(notebooks_dir)
         build.write_notebook(learner, target)
         return ResetResult(stem, "created", target, None, f"created {shown} (there was no copy to keep)")
 
-    # The original's exact bytes: write it next to the target, compare, then move it in place.
-    staged = target.with_name(f".{target.name}.reset")
-    build.write_notebook(learner, staged)
+    # The original's exact bytes, compared in memory: nothing is staged on disk.
+    original = build.notebook_bytes(learner)
+    current = target.read_bytes()
+    if current == original:
+        return ResetResult(stem, "unchanged", target, None,
+                           f"{shown} is already the original version; nothing to do (no backup needed)")
     try:
-        current = target.read_bytes()
-        if current == staged.read_bytes():
-            return ResetResult(stem, "unchanged", target, None,
-                               f"{shown} is already the original version; nothing to do (no backup needed)")
-        backup = build.backup_notebook(target, backup_dir, now=now)
-        _verify_backup(target, backup)
-        staged.replace(target)
-    finally:
-        staged.unlink(missing_ok=True)
+        backup = build.backup_notebook(target, backup_dir, now=now, data=current)
+    except WriteError as err:
+        raise err.with_unchanged(f"{shown} was NOT replaced") from None
+    _verify_backup(target, backup)
+    try:
+        write_bytes(target, original)
+    except WriteError as err:
+        raise err.with_unchanged(f"{shown} is as it was; a copy is in {build._display(backup)}") from None
     return ResetResult(stem, "reset", target, backup,
                        f"reset {shown} to its original version.\n"
                        f"Your previous version is kept in {build._display(backup)}")
@@ -209,13 +216,14 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    """Command-line entry point; returns the exit code (0 ok, 1 backup not verified, 2 usage)."""
+    """Command-line entry point; returns the exit code (0 ok, 1 not written or backup not verified, 2 usage)."""
     parser = _parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit_:
         return exit_.code if isinstance(exit_.code, int) else 2
-    names = [name for name in args.names if name.strip()]
+    # NB="01 02" arrives as one argument (the Makefile quotes it): split it into names.
+    names = [name for arg in args.names for name in arg.replace(",", " ").split()]
     try:
         if not names:
             resolve_name("", args.solutions)  # raises with the usage and the list of notebooks
@@ -227,7 +235,7 @@ def main(argv=None) -> int:
     except (build.UsageError, build.NotebookReadError, build.SolutionMarkerError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    except BackupError as err:
+    except (BackupError, WriteError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
     if any(result.status != "unchanged" for result in results):

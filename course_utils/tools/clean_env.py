@@ -1,0 +1,94 @@
+"""Remove the course's own virtual environment, and nothing else (``make clean-env``).
+
+``make clean-env`` used to run ``rm -rf $(VENV)``: with ``VENV`` exported in the shell (``export
+VENV=$HOME``, a conda or pyenv habit) it would have deleted that folder. This removes ``VENV`` only when
+it is a virtual environment (it holds ``pyvenv.cfg``) inside this repository (not the repository itself, not
+a symbolic link, holding no file git tracks); otherwise it removes nothing and says why.
+
+Runs with the standard library only, as a bare script, since the environment it removes may be broken::
+
+    python3 course_utils/tools/clean_env.py .venv
+
+Exit codes: 0 removed, or nothing to remove; 1 refused (nothing removed); 2 bad usage.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[2]  # course_utils/tools/clean_env.py -> the repository
+
+
+class Refused(Exception):
+    """The folder is not the course's virtual environment: nothing was removed."""
+
+
+def course_venv(venv, repo=None) -> Path | None:
+    """The folder ``venv`` names, when it is a virtual environment inside the repository.
+
+    Parameters
+    ----------
+    venv : str or Path
+        ``VENV`` as make passes it: relative to the repository, or absolute.
+    repo : str or Path, optional
+        The repository (default: the one this file belongs to).
+
+    Returns
+    -------
+    Path or None
+        The folder to remove; None when it does not exist.
+
+    Raises
+    ------
+    Refused
+        When it is anything else; the message says why.
+    """
+    repo = Path(repo or REPO_ROOT).resolve()
+    text = str(venv).strip()
+    if not text:
+        raise Refused("VENV is empty: nothing to remove (make clean-env removes the course's .venv)")
+    path = Path(text).expanduser()
+    path = path if path.is_absolute() else repo / path
+    if path.is_symlink():
+        raise Refused(f"{path} is a symbolic link: remove the link yourself if you mean to (rm {path})")
+    if not path.exists():
+        return None
+    real = path.resolve()
+    if real == repo or repo not in real.parents:
+        raise Refused(f"{real} is not a folder inside this repository ({repo}): is VENV set in your shell "
+                      f"(`echo $VENV`)? `unset VENV`, or run `make clean-env VENV=.venv`")
+    if not (real / "pyvenv.cfg").is_file():
+        raise Refused(f"{real} holds no pyvenv.cfg, so it is not a virtual environment: remove it yourself if "
+                      "you mean to")
+    try:
+        tracked = subprocess.run(["git", "ls-files", "--", str(real)], cwd=repo, capture_output=True, text=True)
+    except OSError:  # no git: the two checks above stand
+        tracked = None
+    if tracked is not None and tracked.returncode == 0 and tracked.stdout.strip():
+        raise Refused(f"{real} holds files of the course that git tracks: it is not the course's environment")
+    return real
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) != 1:
+        print("usage: python3 course_utils/tools/clean_env.py VENV", file=sys.stderr)
+        return 2
+    try:
+        venv = course_venv(argv[0])
+    except Refused as err:
+        print(f"make clean-env: not removing anything: {err}.", file=sys.stderr)
+        return 1
+    if venv is None:
+        print(f"No environment at {argv[0]}: nothing to remove.")
+        return 0
+    shutil.rmtree(venv)
+    print(f"Removed the environment {venv} (make env, make lab or make test creates it again).")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
