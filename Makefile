@@ -4,7 +4,8 @@
 #   make test   create the environment when missing, then run every test and notebook
 #   make doctor create the environment when missing, then check this machine's setup (prints the fixes)
 # Others: make notebooks (regenerate learner notebooks), make solutions (re-execute the
-# solved notebooks and store their outputs), make lock (re-pin every package version).
+# solved notebooks and store their outputs), make lock (re-pin every package version), make update (the course's
+# latest version, your answers kept), make test-mine (your own notebooks), make html (offline HTML pages).
 
 PYTHON ?= python3
 VENV   ?= .venv
@@ -74,6 +75,12 @@ $(OVERRIDES): $(STAMP) tools/jupyter_settings.py
 
 notebooks: $(STAMP)
 	$(PY) -m course_utils.tools.build $(BUILD_ARGS)
+
+# The solved notebooks as offline HTML pages in build/html/ (figures with their alt text, maths as MathML, no script),
+# for reading without Jupyter. HTML_ARGS: e.g. --out DIR or notebook names.
+.PHONY: html
+html: $(STAMP)
+	$(PY) -m course_utils.tools.html $(HTML_ARGS)
 
 solutions: $(STAMP)
 	$(PY) -m course_utils.tools.build --execute-solutions

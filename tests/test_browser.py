@@ -1,13 +1,30 @@
-"""End-to-end: every learner notebook in a real JupyterLab, driven in headless Chromium.
+"""End-to-end: every learner notebook in a real JupyterLab and a real Notebook 7, driven in headless Chromium.
 
-For each notebook in notebooks/ (copied to a scratch folder, so nothing is saved into the
-repository): open it, Run All, wait for the kernel, assert no cell raised, then move every
-slider and click every toggle, and assert the picture of its dashboard changes. Screenshots of every dashboard
-before and after go to test-artifacts/browser/.
+One server per frontend (``python -m jupyterlab``, ``python -m notebook``) on a scratch copy of notebooks/,
+so nothing is saved into the repository; every notebook of a frontend opens in that one server. For each
+notebook, in each frontend:
 
-Needs Debian's `chromium` (apt-get install chromium) and the `playwright` package (in the
-lock). Without a browser the test is skipped with a message, unless COURSE_REQUIRE_BROWSER=1
-(set by .ci/run), where a missing browser fails the run.
+- open it, Run All, wait for the kernel, assert no cell raised;
+- the news question ("Would you like to get notified about official Jupyter news?") is not asked: the
+  course's environment turns it off (tools/jupyter_settings.py, written by `make env`), and the frontend
+  must have received that default from the server; the test sets nothing for it;
+- axe-core (axe-playwright-python) over the outputs and widgets (``.jp-OutputArea``, the same in both
+  frontends): counts by impact printed; no critical or serious violation allowed (the slider handles,
+  unnamed by ipywidgets 8.1.9, are named after their labels by course_utils/widgets/_handle_names.py, and
+  every handle's name is checked against its label);
+- keyboard only: from the dashboard's cell (selected in command mode), every control is reached with Tab
+  key presses and changed with keys that work in both frontends (a slider: PageUp, or PageDown at its
+  maximum; a toggle button: Space or Enter; a checkbox: Space; in JupyterLab also ArrowRight on the first
+  slider of each dashboard); after each press the picture must be replaced, its alt text must change and
+  focus must stay on the control;
+- the notebook's kernel is shut down before the next notebook opens, and the server must run no kernel.
+
+Screenshots of every dashboard before and after go to test-artifacts/browser/, with the axe results
+(``axe-<frontend>-<notebook>.json``) and a line of timings per notebook.
+
+Needs Debian's `chromium` (apt-get install chromium) and the `playwright` and `axe-playwright-python`
+packages (in the lock). Without a browser the test is skipped with a message, unless
+COURSE_REQUIRE_BROWSER=1 (set by .ci/run), where a missing browser fails the run.
 """
 from __future__ import annotations
 
@@ -15,31 +32,44 @@ import json
 import os
 import re
 import shutil
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+from browser_helpers import (  # tests/browser_helpers.py
+    FRONTENDS,
+    Server,
+    axe_scan,
+    blocking,
+    dashboard_cells,
+    format_axe,
+    news_setting,
+    open_notebook,
+    operate_by_keyboard,
+    run_all,
+    settle_and_screenshot,
+    shut_down_kernel,
+    wait_for_dashboards,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts" / "browser"
 CHROMIUM = os.environ.get("COURSE_CHROMIUM", "/usr/bin/chromium")
-TOKEN = "course-browser-test"
 CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ]
 LEARNER_NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+#: Every notebook in JupyterLab first, then every notebook in Notebook 7.
+CASES = [(frontend, notebook) for frontend in FRONTENDS for notebook in LEARNER_NOTEBOOKS]
 
 
 def _missing_browser_reason():
     try:
+        import axe_playwright_python  # noqa: F401
         import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return "the playwright package is not installed (it is in requirements.lock: run `make env`)"
+    except ImportError as error:
+        return f"the {error.name} package is not installed (it is in requirements.lock: run `make env`)"
     if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
         return (f"no Chromium at {CHROMIUM}: install Debian's chromium (`sudo apt-get install chromium`) "
                 "or set COURSE_CHROMIUM to a Chromium binary to run the browser test")
@@ -47,7 +77,7 @@ def _missing_browser_reason():
 
 
 @pytest.fixture(scope="module")
-def browser_page():
+def browser():
     reason = _missing_browser_reason()
     if reason:
         if os.environ.get("COURSE_REQUIRE_BROWSER") == "1":
@@ -56,150 +86,122 @@ def browser_page():
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        yield page
-        browser.close()
-
-
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
 
 
 @pytest.fixture(scope="module")
-def lab_url(tmp_path_factory):
-    """A JupyterLab server on a scratch copy of notebooks/, with throwaway settings."""
-    if _missing_browser_reason():  # let browser_page decide between skip and fail
-        yield None
+def servers(request, tmp_path_factory):
+    """frontend key -> Server: one per frontend this run needs, all started at once (they start in parallel)."""
+    if _missing_browser_reason():  # let the browser fixture decide between skip and fail
+        yield {}
         return
-    scratch = tmp_path_factory.mktemp("lab")
-    work = scratch / "work"
-    shutil.copytree(ROOT / "notebooks", work / "notebooks")
-    settings = scratch / "settings"
-    (settings / "@jupyterlab" / "apputils-extension").mkdir(parents=True)
-    (settings / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings").write_text(
-        json.dumps({"fetchNews": "false"}))
-    (settings / "@jupyterlab" / "notebook-extension").mkdir(parents=True)
-    (settings / "@jupyterlab" / "notebook-extension" / "tracker.jupyterlab-settings").write_text(
-        json.dumps({"windowingMode": "none"}))  # render every cell (no virtualised off-screen cells)
-    env = dict(os.environ, JUPYTERLAB_SETTINGS_DIR=str(settings),
-               JUPYTERLAB_WORKSPACES_DIR=str(scratch / "workspaces"))
-    port = _free_port()
-    log = open(scratch / "lab.log", "w")
-    server = subprocess.Popen(
-        [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
-         f"--ServerApp.token={TOKEN}", "--allow-root", "--LabApp.expose_app_in_browser=True",
-         f"--ServerApp.root_dir={work}", "--ContentsManager.checkpoints_kwargs={'root_dir': '" + str(scratch / "ckpt") + "'}"],
-        cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            urllib.request.urlopen(f"{base}/api/status?token={TOKEN}", timeout=2)
-            break
-        except OSError:
-            if server.poll() is not None or time.monotonic() > deadline:
-                server.kill()
-                pytest.fail("JupyterLab did not start:\n" + (scratch / "lab.log").read_text()[-3000:])
-            time.sleep(0.3)
-    yield base
-    server.terminate()
-    try:
-        server.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        server.kill()
-    log.close()
+    needed = {item.callspec.params["frontend"] for item in request.session.items
+              if getattr(item, "module", None) is request.module and hasattr(item, "callspec")}
+    started = {key: Server(FRONTENDS[key], tmp_path_factory.mktemp(key), ROOT / "notebooks")
+               for key in FRONTENDS if key in needed}
+    yield started
+    for server in started.values():
+        server.stop()
 
 
-def _wait_idle(page, timeout_ms=120_000):
-    """Wait until the current notebook's kernel is connected and idle (the toolbar's indicator
-    says "idle" while the kernel is still initialising, so ask the session itself)."""
-    page.wait_for_function(
-        """() => {
-            const widget = window.jupyterapp.shell.currentWidget;
-            const kernel = widget && widget.sessionContext && widget.sessionContext.session
-                           && widget.sessionContext.session.kernel;
-            return !!kernel && kernel.connectionStatus === 'connected' && kernel.status === 'idle';
-        }""", timeout=timeout_ms)
+@pytest.fixture(scope="module")
+def pages(browser):
+    """frontend key -> a page of its own (a fresh browser context each), made on first use."""
+    made = {}
+
+    def page_for(key):
+        if key not in made:
+            page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+            page.on("dialog", lambda dialog: dialog.accept())  # never block on a "leave page?" question
+            made[key] = page
+        return made[key]
+
+    yield page_for
+    for page in made.values():
+        page.context.close()
 
 
-@pytest.mark.parametrize("notebook", LEARNER_NOTEBOOKS, ids=[p.stem for p in LEARNER_NOTEBOOKS])
-def test_notebook_runs_and_sliders_redraw(browser_page, lab_url, notebook):
-    page = browser_page
+@pytest.mark.parametrize(("frontend", "notebook"), CASES, ids=[f"{f}-{nb.stem}" for f, nb in CASES])
+def test_notebook_runs_and_every_control_works_from_the_keyboard(browser, servers, pages, frontend, notebook):
+    server = servers[frontend].wait_ready()
+    page = pages(frontend)
+    front = FRONTENDS[frontend]
+    name = f"{frontend}-{notebook.stem}"
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    # ?reset: a fresh workspace, so earlier notebooks' tabs are not restored beside this one
-    page.goto(f"{lab_url}/lab/tree/notebooks/{notebook.name}?reset&token={TOKEN}")
-    page.wait_for_function(
-        "(name) => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
-        " return !!w && !!w.context && w.context.path.endsWith(name) && w.content.widgets.length > 0; }",
-        arg=notebook.name, timeout=60_000)
-    _wait_idle(page)
-    panel_id = page.evaluate("() => window.jupyterapp.shell.currentWidget.id")
-    panel = page.locator(f'[id="{panel_id}"]')  # every query below stays inside this notebook's tab
+    timings, problems = {}, []
+    assert server.kernels() == [], f"{front.title}: kernels still running before {notebook.name}: {server.kernels()}"
 
     started = time.monotonic()
-    # the command's promise settles when every cell has run (false if one failed)
-    all_ran = page.evaluate("async () => await window.jupyterapp.commands.execute('notebook:run-all-cells')")
-    _wait_idle(page)
-    prompts = panel.evaluate(
-        "(node) => [...node.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')].map(p => p.textContent.trim())")
-    unrun = [i for i, text in enumerate(prompts) if not re.fullmatch(r"\[\d+\]:?", text)]
-    assert prompts and not unrun, f"{notebook.name}: code cells {unrun} did not run (prompts {prompts})"
-    run_all_seconds = time.monotonic() - started
-    page.screenshot(path=str(ARTIFACTS / f"{notebook.stem}-run-all.png"))
+    panel = open_notebook(page, server, f"notebooks/{notebook.name}")
+    timings["open"] = time.monotonic() - started
+    kernels = None
+    try:
+        started = time.monotonic()
+        all_ran = run_all(page)
+        timings["run all"] = time.monotonic() - started
+        prompts = panel.evaluate(
+            "(node) => [...node.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')].map(p => p.textContent.trim())")
+        unrun = [i for i, text in enumerate(prompts) if not re.fullmatch(r"\[\d+\]:?", text)]
+        assert prompts and not unrun, f"{name}: code cells {unrun} did not run (prompts {prompts})"
+        assert all_ran, f"{name}: Run All reported a failing cell"
+        errors = panel.evaluate(
+            """(node) => [...node.querySelectorAll('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')]
+                     .map(e => e.textContent).filter(t => /Traceback|Error/.test(t))""")
+        assert not errors, f"{name}: a cell raised in {front.title}:\n" + "\n---\n".join(e[:1500] for e in errors)
 
-    assert all_ran, f"{notebook.name}: Run All reported a failing cell"
-    errors = panel.evaluate(
-        """(node) => [...node.querySelectorAll('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')]
-                 .map(e => e.textContent).filter(t => /Traceback|Error/.test(t))""")
-    assert not errors, f"{notebook.name}: a cell raised in JupyterLab:\n" + "\n---\n".join(e[:1500] for e in errors)
+        expected_dashboards = wait_for_dashboards(page)
+        news = news_setting(page)
+        assert news["fetchNewsDefault"] == "false" and not news["asked"], (
+            f"{front.title} asks about Jupyter news or did not receive the course's default ({news}): `make env` "
+            "writes it into the environment (tools/jupyter_settings.py)")
 
-    cells = panel.locator(".jp-CodeCell", has=page.locator(".widget-slider"))
-    sliders_moved = toggles_clicked = 0
-    for c in range(cells.count()):
-        cell = cells.nth(c)
-        cell.scroll_into_view_if_needed()
-        cell.screenshot(path=str(ARTIFACTS / f"{notebook.stem}-dashboard{c + 1}-before.png"))
-        handles = cell.locator(".widget-slider .noUi-handle")
-        for h in range(handles.count()):
-            picture = cell.locator(".jp-OutputArea-output img").first
-            before_src = picture.get_attribute("src")
-            handle = handles.nth(h)
-            before_value = handle.get_attribute("aria-valuenow")
-            handle.focus()
-            for _ in range(h + 1):  # slider h moves h + 1 steps, so the moves do not cancel out
-                handle.press("ArrowRight")
-            if handle.get_attribute("aria-valuenow") == before_value:  # at its maximum: step back instead
-                handle.press("ArrowLeft")
-            assert handle.get_attribute("aria-valuenow") != before_value, f"slider {h + 1} of dashboard {c + 1} did not move"
-            # the dashboard replaces its picture (a new <img>) in the same cell; wait until it is decoded
-            page.wait_for_function(
-                """([cell, old]) => {
-                    const img = cell.querySelector('.jp-OutputArea-output img');
-                    return img !== null && img.getAttribute('src') !== old && img.complete && img.naturalWidth > 0;
-                }""", arg=[cell.element_handle(), before_src], timeout=15_000)
-            sliders_moved += 1
-        # toggles too: every checkbox and every unselected toggle button must redraw the picture
-        toggles = cell.locator(".widget-checkbox input, .widget-toggle-button:not(.mod-active)")
-        for t in range(toggles.count()):
-            before_src = cell.locator(".jp-OutputArea-output img").first.get_attribute("src")
-            toggles.nth(t).click()
-            page.wait_for_function(
-                """([cell, old]) => {
-                    const img = cell.querySelector('.jp-OutputArea-output img');
-                    return img !== null && img.getAttribute('src') !== old && img.complete && img.naturalWidth > 0;
-                }""", arg=[cell.element_handle(), before_src], timeout=15_000)
-            toggles_clicked += 1
-        # let the last picture finish decoding and painting before the screenshot
-        cell.evaluate("""async (cell) => {
-            const img = cell.querySelector('.jp-OutputArea-output img');
-            if (img) { await img.decode(); }
-        }""")
-        page.wait_for_timeout(500)  # headless Chromium paints large images in tiles, a little later
-        cell.screenshot(path=str(ARTIFACTS / f"{notebook.stem}-dashboard{c + 1}-after.png"))
-    (ARTIFACTS / f"{notebook.stem}.txt").write_text(
-        f"run all: {run_all_seconds:.1f} s; dashboards: {cells.count()}; sliders moved and redrawn: {sliders_moved}; "
-        f"toggles clicked and redrawn: {toggles_clicked}\n")
-    print(f"{notebook.name}: run all {run_all_seconds:.1f} s, {sliders_moved} sliders and {toggles_clicked} toggles redrawn")
+        started = time.monotonic()
+        axe = axe_scan(page)
+        timings["axe"] = time.monotonic() - started
+        (ARTIFACTS / f"axe-{name}.json").write_text(json.dumps(axe, indent=1) + "\n")
+        problems += [f"{name}: axe {v['impact']} {v['id']} on {v['nodes']} node(s): {v['help']}; e.g. {v['first']}"
+                     for v in blocking(axe)]
+
+        # Each slider handle (what takes the focus) is named after its slider's visible label
+        # (course_utils/widgets/_handle_names.py; ipywidgets alone leaves it unnamed).
+        handles = panel.evaluate("""(node) => [...node.querySelectorAll('.widget-slider')].map(s => {
+            const h = s.querySelector('.noUi-handle'), label = s.querySelector('.widget-label');
+            const by = h && h.getAttribute('aria-labelledby');
+            const name = h ? (by ? (document.getElementById(by) || {}).textContent : h.getAttribute('aria-label')) : null;
+            return {name: (name || '').trim(), label: (label ? label.textContent : '').trim()}; })""")
+        unnamed = [h for h in handles if not h["name"] or (h["label"] and h["name"] != h["label"])]
+        problems += [f"{name}: a slider handle is named {h['name']!r}, its label reads {h['label']!r}" for h in unnamed]
+        assert handles, f"{name}: no slider found (every learner notebook's dashboard has one)"
+
+        started = time.monotonic()
+        cells = dashboard_cells(panel)
+        reached, keys = {}, []
+        for c in range(cells.count()):
+            cell = cells.nth(c)
+            cell.scroll_into_view_if_needed()
+            settle_and_screenshot(cell, ARTIFACTS / f"{name}-dashboard{c + 1}-before.png")
+            counts, pressed, found = operate_by_keyboard(
+                page, panel, cell, front, f"{name} dashboard {c + 1}", arrows_on_first_slider=front.arrows_move_sliders)
+            for kind, n in counts.items():
+                reached[kind] = reached.get(kind, 0) + n
+            keys += pressed
+            problems += found
+            settle_and_screenshot(cell, ARTIFACTS / f"{name}-dashboard{c + 1}-after.png")
+        timings["keyboard"] = time.monotonic() - started
+        assert cells.count() == expected_dashboards > 0, (
+            f"{name}: {cells.count()} dashboards found, {expected_dashboards} cells display one (every learner notebook has one)")
+    finally:
+        started = time.monotonic()
+        kernels = shut_down_kernel(page, server)
+        timings["shutdown"] = time.monotonic() - started
+
+    summary = (f"{front.title} {notebook.name}: " + ", ".join(f"{k} {v:.1f} s" for k, v in timings.items())
+               + f"; dashboards {cells.count()}, controls reached by Tab {reached}, keys {len(keys)} "
+               f"({', '.join(sorted(set(keys)))}); {format_axe(axe)}; "
+               f"kernels running before shutdown {kernels[0]}, after {kernels[1]}")
+    (ARTIFACTS / f"{name}.txt").write_text(summary + "\n")
+    print(summary)
+    assert kernels[1] == 0, f"{name}: the server still runs {kernels[1]} kernel(s) after shutting this notebook's down"
+    assert not problems, f"{len(problems)} problem(s):\n" + "\n".join(problems)
