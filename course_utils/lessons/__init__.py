@@ -8,12 +8,13 @@
 ``training``        a one-head model trained in numpy, hand-written gradients (06)
 ``online_softmax``  the running maximum and normaliser, block by block (07)
 ``measure``         time and peak memory of a call (07, benchmarks)
+``inventory``       the concept inventory: its items, answers, feedback, choice orders and answer files (00, 08)
 
 Modules load on first use: ``import course_utils as cu; cu.lessons.data.TICKET``.
 """
 import importlib
 
-MODULES = ("data", "scaling", "masking", "heads", "influence", "training", "online_softmax", "measure")
+MODULES = ("data", "scaling", "masking", "heads", "influence", "training", "online_softmax", "measure", "inventory")
 
 __all__ = list(MODULES)
 

@@ -5,6 +5,7 @@ module holds the dashboards of one notebook.
 """
 from course_utils.widgets._base import Dashboard, float_slider
 from course_utils.widgets.heads import HeadsDashboard
+from course_utils.widgets.inventory import ConceptInventory
 from course_utils.widgets.learned import TrainingDashboard
 from course_utils.widgets.masks import MaskBeforeAfterDashboard, MaskExplorerDashboard
 from course_utils.widgets.qkv import ScalingDashboard
@@ -14,4 +15,4 @@ from course_utils.widgets.scale import OnlineSoftmaxDashboard
 
 __all__ = ["Dashboard", "float_slider", "AttentionRowDashboard", "ScalingDashboard",
            "MaskExplorerDashboard", "MaskBeforeAfterDashboard", "ValueScaleDashboard",
-           "HeadsDashboard", "OnlineSoftmaxDashboard", "TrainingDashboard"]
+           "HeadsDashboard", "OnlineSoftmaxDashboard", "TrainingDashboard", "ConceptInventory"]

@@ -1,0 +1,300 @@
+"""The concept inventory's form: one set of radio buttons per item, a nickname, one Submit button.
+
+``ConceptInventory("pre")`` (end of notebook 00) saves the answers and says nothing about them: the "before"
+attempt must not teach. ``ConceptInventory("post")`` (notebook 08) saves them too, then shows under every item
+the elaborated feedback for the chosen answer and the cell that demonstrates it, the score, and, when a "pre"
+file with the same nickname is in the folder, the learner's own normalised gain.
+
+The items, their answers, the choice orders and the files come from ``course_utils.lessons.inventory`` (their
+one home). Nothing is sent anywhere: each Submit writes one new file under ``inventory/``.
+
+Static views (no kernel): the form's text stand-in is one sentence, and a second output lists the questions
+as HTML inside a closed ``<details>`` ("post": each item's answer and feedback folded inside another
+``<details>``; "pre": no answers at all). Tests and notebooks drive the form from Python: ``answer(...)``,
+``nickname.value = ...``, ``submit()`` (what the button calls).
+"""
+from __future__ import annotations
+
+import html
+import string
+
+import ipywidgets
+
+from course_utils.lessons import inventory as inv
+from course_utils.tools._files import WriteError
+
+__all__ = ["ConceptInventory"]
+
+_LETTERS = string.ascii_uppercase
+_PHASE = {"pre": "before the course", "post": "after the course"}
+
+
+def _esc(text):
+    return html.escape(str(text), quote=True)
+
+
+class _StaticQuestions:
+    """The questions as HTML (a closed <details>) and as plain text: what a page without a kernel shows."""
+
+    def __init__(self, form):
+        self._form = form
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        return {"text/html": self._form.questions_html(), "text/plain": self._form.questions_text()}
+
+
+class _Form:
+    """The form's widget view, with one sentence as its text stand-in."""
+
+    def __init__(self, form):
+        self._form = form
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        bundle = dict(self._form.box._repr_mimebundle_())
+        bundle["text/plain"] = repr(self._form)
+        return bundle
+
+    def __repr__(self):
+        return repr(self._form)
+
+
+class ConceptInventory:
+    """The inventory's twelve questions as radio buttons, a nickname box and one Submit button.
+
+    Parameters
+    ----------
+    attempt : {"pre", "post"}
+        "pre": no feedback at all (end of notebook 00). "post": per-item feedback after Submit (notebook 08).
+    seed : int, default course_utils.lessons.inventory.SEED
+        The choice orders (``choice_order``): the same for everyone; "pre" and "post" differ.
+    folder : path, optional
+        Where Submit writes (default ``inventory/`` in the course folder).
+
+    Attributes
+    ----------
+    questions : list of ipywidgets.RadioButtons
+        One per item, in ``ITEMS`` order; a value is the chosen choice's key (None: unanswered).
+    feedback : list of ipywidgets.HTML
+        One per item, under its buttons; empty until a "post" Submit.
+    nickname : ipywidgets.Text
+    button : ipywidgets.Button
+    status : ipywidgets.HTML
+        What the last Submit did (the file written, or what to fix).
+    saved : list of Path
+        Every file this form wrote.
+    """
+
+    def __init__(self, attempt, *, seed=inv.SEED, folder=None):
+        if attempt not in inv.ATTEMPTS:
+            raise ValueError(f"attempt must be one of {inv.ATTEMPTS}; got {attempt!r}")
+        self.attempt = attempt
+        self.folder = folder
+        self.saved = []
+        self.orders = [inv.choice_order(n, attempt, seed, len(item.choices)) for n, item in enumerate(inv.ITEMS)]
+        self.questions, self.feedback, rows = [], [], []
+        for n, (item, order) in enumerate(zip(inv.ITEMS, self.orders), 1):
+            options = [(f"{_LETTERS[k]}. {item.choices[i].text}", item.choices[i].key) for k, i in enumerate(order)]
+            radio = ipywidgets.RadioButtons(options=options, value=None, layout=ipywidgets.Layout(width="100%"))
+            note = ipywidgets.HTML("")
+            stem = ipywidgets.HTML(f"<b>{n}. {_esc(item.stem)}</b>")
+            self.questions.append(radio)
+            self.feedback.append(note)
+            rows.append(ipywidgets.VBox([stem, radio, note], layout=ipywidgets.Layout(margin="0 0 12px 0")))
+        self.nickname = ipywidgets.Text(
+            description="Nickname", placeholder="any name you will type again in notebook 08",
+            layout=ipywidgets.Layout(width="460px"))
+        self.button = ipywidgets.Button(description="Submit my answers", button_style="primary",
+                                        layout=ipywidgets.Layout(width="200px"))
+        self.status = ipywidgets.HTML("")
+        self.button.on_click(lambda _: self.submit())
+        intro = ipywidgets.HTML(self._intro_html())
+        self.box = ipywidgets.VBox([intro, *rows, self.nickname, self.button, self.status])
+
+    # -- answering ----------------------------------------------------------------------------
+    def answer(self, item, choice):
+        """Choose an answer, as a click would.
+
+        Parameters
+        ----------
+        item : int or str
+            The question's number as shown (1-12) or its key (``"softmax-row"``).
+        choice : str
+            The letter shown ("A"-"D") or the choice's key (``CORRECT`` or a misconception's name).
+
+        Raises
+        ------
+        ValueError
+            For an item or choice that does not exist.
+        """
+        index = self._index(item)
+        radio, order = self.questions[index], self.orders[index]
+        if isinstance(choice, str) and len(choice) == 1 and choice.upper() in _LETTERS[:len(order)]:
+            radio.value = radio.options[_LETTERS.index(choice.upper())][1]
+            return
+        keys = [value for _, value in radio.options]
+        if choice not in keys:
+            raise ValueError(f"item {inv.ITEMS[index].key!r} has no choice {choice!r}; choose a letter "
+                             f"{list(_LETTERS[:len(keys)])} or one of {keys}")
+        radio.value = choice
+
+    def _index(self, item):
+        if isinstance(item, str):
+            return inv.ITEMS.index(inv.item_by_key(item))
+        if isinstance(item, bool) or not isinstance(item, int) or not 1 <= item <= len(inv.ITEMS):
+            raise ValueError(f"item must be a question number 1-{len(inv.ITEMS)} or an item key; got {item!r}")
+        return item - 1
+
+    @property
+    def chosen(self):
+        """dict: item key -> the chosen choice's key, or None."""
+        return {item.key: radio.value for item, radio in zip(inv.ITEMS, self.questions)}
+
+    def letter(self, index):
+        """The letter shown for the answer chosen in question ``index`` (0-based), or None."""
+        radio = self.questions[index]
+        return None if radio.index is None else _LETTERS[radio.index]
+
+    # -- submitting ----------------------------------------------------------------------------
+    def submit(self):
+        """Save the answers to a new file; in "post", show the feedback. What the Submit button does.
+
+        Returns
+        -------
+        Path or None
+            The file written; None when nothing was saved (no nickname, or the folder is not writable:
+            ``status`` says what to do).
+        """
+        try:
+            positions = {item.key: radio.index + 1 for item, radio in zip(inv.ITEMS, self.questions)
+                         if radio.index is not None}
+            record = inv.make_record(self.nickname.value, self.attempt, self.chosen, positions=positions)
+        except ValueError as err:
+            self.status.value = f"<b>Not saved.</b> {_esc(err)}"
+            return None
+        try:
+            path = inv.save(record, self.folder)
+        except WriteError as err:
+            self.status.value = f"<b>Not saved.</b> {_esc(err)}"
+            return None
+        self.saved.append(path)
+        answered = sum(value is not None for value in self.chosen.values())
+        saved = f"Saved in <code>{_esc(path.parent.name)}/{_esc(path.name)}</code> (on this computer only)."
+        unanswered = len(inv.ITEMS) - answered
+        left = f" {unanswered} question{'s' if unanswered != 1 else ''} left blank." if unanswered else ""
+        if self.attempt == "pre":
+            self.status.value = (f"{saved}{left} Your answers are not marked now: the same questions come back "
+                                 "in notebook 08, at the end of the course, with the answers and why.")
+            return path
+        for n in range(len(inv.ITEMS)):
+            self.feedback[n].value = self.feedback_html(n)
+        self.status.value = f"{saved}{left} {self.score_sentence(record, path)}"
+        return path
+
+    def score_sentence(self, record, path):
+        """The score, and the learner's own gain when a "pre" file of the same nickname is beside ``path``."""
+        right = sum(entry["correct"] for entry in record["items"])
+        text = f"<b>{right} of {len(inv.ITEMS)} right ({record['score']:.0f} %).</b>"
+        before = self._own_pre_score(record, path.parent)
+        if before is None:
+            return text + " The feedback is under each question."
+        gain = inv.normalised_gain(before, record["score"])
+        gain_text = ("you had every answer right before" if gain is None
+                     else f"your normalised gain (after - before) / (100 - before) is {gain:.2f}")
+        return (f"{text} Before the course (your first attempt in notebook 00): {before:.0f} %; {gain_text}. "
+                "The feedback is under each question.")
+
+    def _own_pre_score(self, record, folder):
+        key = inv.nickname_key(record["nickname"])
+        found = []
+        for path in sorted(folder.glob("*.pre.*.json")):
+            try:
+                other = inv.read_record(path)
+            except inv.InventoryFileError:
+                continue
+            if inv.nickname_key(other["nickname"]) == key:
+                found.append((other["saved_at"], other["score"]))
+        return min(found)[1] if found else None
+
+    def feedback_html(self, index):
+        """The feedback shown under question ``index`` (0-based) after a "post" Submit."""
+        item = inv.ITEMS[index]
+        key = self.questions[index].value
+        answer = item.answer
+        answer_letter = _LETTERS[self.orders[index].index(item.choices.index(answer))]
+        if key is None:
+            head = f"<b>Not answered.</b> The answer is {answer_letter}: {_esc(answer.feedback)}"
+            return f"<div>{head} <i>See {_esc(item.where(answer))}.</i></div>"
+        choice = item.choice(key)
+        if choice.correct:
+            return (f"<div><b>&#10003; Right ({answer_letter}).</b> {_esc(choice.feedback)} "
+                    f"<i>See {_esc(item.where(choice))}.</i></div>")
+        return (f"<div><b>&#10007; Not this one ({self.letter(index)}).</b> It is the misconception "
+                f"&ldquo;{_esc(inv.plain_name(choice.misconception))}&rdquo;. {_esc(choice.feedback)} "
+                f"<i>See {_esc(item.where(choice))}.</i><br>"
+                f"The answer is {answer_letter}: {_esc(answer.feedback)}</div>")
+
+    # -- what shows ----------------------------------------------------------------------------
+    def _intro_html(self):
+        if self.attempt == "pre":
+            return ("<p>Answer what you can, guess or leave the rest blank, type a nickname and press "
+                    "<b>Submit my answers</b>. Nothing is marked now and nothing is sent anywhere: the answers "
+                    "go to a file in <code>inventory/</code> on this computer.</p>")
+        return ("<p>The same twelve questions as at the end of notebook 00, with the choices in another "
+                "order. Type the <b>same nickname</b> as then, answer, and press <b>Submit my answers</b>: "
+                "the feedback appears under each question.</p>")
+
+    def questions_text(self):
+        """The questions and their choices as plain text (no answers)."""
+        lines = [f"Concept inventory, {_PHASE[self.attempt]}: {len(inv.ITEMS)} questions."]
+        for n, (item, order) in enumerate(zip(inv.ITEMS, self.orders), 1):
+            lines.append(f"{n}. {item.stem}")
+            lines += [f"   {_LETTERS[k]}. {item.choices[i].text}" for k, i in enumerate(order)]
+        return "\n".join(lines)
+
+    def questions_html(self):
+        """The questions as HTML in a closed <details>; in "post", each answer folded in its own <details>."""
+        parts = [f"<details><summary>The {len(inv.ITEMS)} questions as text (for a page without a running "
+                 "notebook)</summary>", "<ol>"]
+        for item, order in zip(inv.ITEMS, self.orders):
+            choices = "".join(f"<li>{_esc(item.choices[i].text)}</li>" for i in order)
+            part = f"<li><p>{_esc(item.stem)}</p><ol type=\"A\">{choices}</ol>"
+            if self.attempt == "post":
+                part += "<details><summary>Answer and feedback</summary><ul>"
+                for k, i in enumerate(order):
+                    choice = item.choices[i]
+                    verdict = ("right" if choice.correct
+                               else f"the misconception &ldquo;{_esc(inv.plain_name(choice.misconception))}&rdquo;")
+                    part += (f"<li>{_LETTERS[k]}: {verdict}. {_esc(choice.feedback)} "
+                             f"<i>See {_esc(item.where(choice))}.</i></li>")
+                part += "</ul></details>"
+            parts.append(part + "</li>")
+        parts.append("</ol>")
+        if self.attempt == "pre":
+            parts.append("<p>No answers here on purpose: they come in notebook 08.</p>")
+        parts.append("</details>")
+        return "".join(parts)
+
+    def show(self):
+        """Display the form, then the questions as text for static views (folded away)."""
+        from IPython.display import display
+
+        display(_Form(self))
+        display(_StaticQuestions(self))
+        return self
+
+    def _ipython_display_(self):
+        self.show()
+
+    def close(self):
+        """Close every widget of the form."""
+        for widget in [*self.questions, *self.feedback, self.nickname, self.button, self.status, self.box]:
+            widget.close()
+
+    def __repr__(self):
+        answered = sum(value is not None for value in self.chosen.values())
+        nickname = f"“{self.nickname.value.strip()}”" if self.nickname.value.strip() else "not typed yet"
+        return (f"Concept inventory ({_PHASE[self.attempt]}) dashboard, whose controls work in a running notebook: "
+                f"{len(inv.ITEMS)} questions with radio buttons, {answered} answered; nickname: {nickname}; "
+                "one Submit button that saves the answers in inventory/ on this computer (the questions are "
+                "listed as text below).")
+
