@@ -22,6 +22,7 @@ matplotlib.use("Agg")
 import base64  # noqa: E402
 import html  # noqa: E402
 import inspect  # noqa: E402
+import io  # noqa: E402
 import re  # noqa: E402
 import warnings  # noqa: E402
 
@@ -29,8 +30,9 @@ import ipywidgets  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
-from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
+from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
+from PIL import Image  # noqa: E402
 from widget_helpers import (  # noqa: E402  (tests/widget_helpers.py)
     NEEDS_ARGUMENTS,
     RecordingHandle,
@@ -176,7 +178,7 @@ def test_displays_the_controls_then_one_png_and_replaces_it_by_display_id(dashbo
     picture, display_id = displayed[1]
     assert display_id is True  # so that updates replace this output, not add one
     first = picture._repr_mimebundle_()
-    assert base64.b64decode(first["image/png"]) == dashboard.render_png()
+    assert base64.b64decode(first["image/png"]) == dashboard.render_png(compact=True)  # the stored one: compact
     assert first["text/html"] == f'<img alt="{html.escape(dashboard.describe(), quote=True)}" ' \
                                  f'src="data:image/png;base64,{first["image/png"]}">'
     (handle,) = dashboard._handles
@@ -216,6 +218,27 @@ def test_going_back_to_the_default_values_restores_the_same_bytes(dashboard):
     dashboard.set(**default)
     assert dashboard.values == default
     assert dashboard.render_png() == png  # Agg output is deterministic: the same bytes
+
+
+def test_every_update_has_the_pixels_a_plain_agg_render_gives(dashboard):
+    """The text-caching canvas (widgets/_render.py) replays remembered glyphs: the pixels must stay matplotlib's."""
+    def plain_pixels():
+        width, height = dashboard.fig.canvas.get_width_height(physical=True)
+        renderer = RendererAgg(width, height, dashboard.fig.dpi)  # matplotlib's own, no cache
+        dashboard.fig.draw(renderer)
+        return np.asarray(renderer.buffer_rgba()).copy()
+
+    def shown_pixels(png):
+        return np.asarray(Image.open(io.BytesIO(png)).convert("RGBA"))
+
+    for name in list(dashboard.controls):
+        control = dashboard.controls[name]
+        first = control.value
+        for value in (other_value(control), first, other_value(control)):  # new, back (cache hits), again
+            control.value = value
+            png = dashboard.render_png()
+            assert np.array_equal(shown_pixels(png), plain_pixels()), f"{name}={value!r}: pixels differ"
+    assert dashboard.fig.canvas._text_cache, "nothing was remembered: the cache is not in use"
 
 
 def test_outside_ipython_nothing_fails_and_the_text_fallback_is_stable(dashboard):
@@ -330,8 +353,8 @@ KERNEL_CELLS = [
     "from course_utils.widgets import AttentionRowDashboard\nd = AttentionRowDashboard()\nd",
     # 1: a programmatic move: must replace cell 0's picture, not add a new one
     "d.set(score_3=4.0)\nprint(d.update_count)",
-    # 2: the same state built fresh, for comparison
-    "AttentionRowDashboard(scores=[2.0, 1.0, 4.0]).show();",
+    # 2: the same state reached in a fresh dashboard, for comparison (an update: the same quick PNG as cell 0's)
+    "AttentionRowDashboard().show().set(score_3=4.0);",
     # 3: the default state built fresh
     "AttentionRowDashboard()",
     # 4: many dashboards: no pyplot figures, no warnings

@@ -24,7 +24,12 @@ nbval never compares them (no tagged cell shows a dashboard).
 Why a picture object and not ``display(fig)`` itself: ``display(fig)`` produces an image
 only once a figure formatter is registered (IPython's, when pyplot loads the inline backend, or
 ``course_utils.alt_text``'s). ``_FigurePicture`` renders the figure itself, whatever the backend (inline,
-ipympl, none), as ``course_utils.alt_text.compact_png`` makes it (a palette PNG, a third of the bytes).
+ipympl, none): the first picture, which the notebook stores, as ``course_utils.alt_text.compact_png`` makes it
+(a palette PNG, a third of the bytes); each update as ``course_utils.alt_text.quick_png`` makes it (exact pixels,
+in a few milliseconds: choosing a palette took longer than the rest of an update), from a
+``_render.TextCachingCanvas`` (the same pixels as matplotlib's Agg canvas, without rasterising again the text
+that did not change). Issue 14 asks an update (draw + PNG) to take at most 0.4x the time of re-creating and
+rendering a simple figure; ``make bench`` (benchmarks/widgets.py) measures both, before and after.
 """
 import math
 import re
@@ -33,11 +38,11 @@ import time
 import ipywidgets
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from course_utils.alt_text import compact_png, description, picture_bundle, plain
+from course_utils.alt_text import compact_png, description, picture_bundle, plain, quick_png
 from course_utils.widgets._handle_names import SliderHandleNames, slider_names
+from course_utils.widgets._render import TextCachingCanvas
 
 __all__ = [
     "Dashboard",
@@ -223,14 +228,15 @@ def _in_ipython():
 class _FigurePicture:
     """What is displayed for a dashboard's figure: ``<img alt>`` + PNG, rendered and described when displayed."""
 
-    def __init__(self, dashboard):
+    def __init__(self, dashboard, compact=False):
         self._dashboard = dashboard
+        self._compact = compact  # the first picture (stored in the notebook): compact; updates: quick
 
     def _repr_mimebundle_(self, include=None, exclude=None):
-        return picture_bundle(self._dashboard.render_png(), self._dashboard.describe())
+        return picture_bundle(self._dashboard.render_png(compact=self._compact), self._dashboard.describe())
 
     def _repr_png_(self):  # for a consumer that asks for the PNG alone
-        return self._dashboard.render_png()
+        return self._dashboard.render_png(compact=self._compact)
 
     def __repr__(self):  # text/plain fallback; stable (no memory address) for nbval
         return repr(self._dashboard.fig)
@@ -326,9 +332,9 @@ class Dashboard:
         self._closed = False
         with plt.ioff():  # nothing here is shown by the backend on its own
             self.fig = Figure(figsize=self.figsize)
-            # An Agg canvas of its own, made once: render_png prints it directly (print_png), which
-            # skips savefig's per-call canvas switch and bookkeeping (same pixels, same bytes).
-            FigureCanvasAgg(self.fig)
+            # An Agg canvas of its own, made once: render_png draws it directly, which skips savefig's
+            # per-call canvas switch and bookkeeping; it keeps the text it rasterised (_render explains).
+            TextCachingCanvas(self.fig)
             self.build(self.fig)
         self.draw(**self.values)
         box_class = {"vbox": ipywidgets.VBox, "hbox": ipywidgets.HBox}[self.controls_layout]
@@ -404,15 +410,23 @@ class Dashboard:
             self.refresh()
         return self
 
-    def render_png(self):
-        """The figure as PNG bytes, at the figure's dpi (the inline backend's default), as a compact palette PNG.
+    def render_png(self, compact=False):
+        """The figure as PNG bytes, at the figure's dpi (the inline backend's default).
 
         The size is fixed (no ``bbox_inches="tight"``), so the picture never jumps when a
         label's length changes. Deterministic: the same state gives the same bytes.
+
+        Parameters
+        ----------
+        compact : bool, default False
+            False: every pixel exact, made in a few milliseconds (``quick_png``), for the updates a control move
+            sends. True: a palette PNG of about a third of the bytes (``compact_png``, 15-40 ms more), for the
+            first picture, the one a notebook stores.
         """
-        canvas = self.fig.canvas  # the figure's own Agg canvas, at fig.dpi
+        canvas = self.fig.canvas  # the figure's own text-caching Agg canvas, at fig.dpi
         canvas.draw()
-        return compact_png(np.asarray(canvas.buffer_rgba()), optimize=False)  # fast: one PNG per control move
+        pixels = np.asarray(canvas.buffer_rgba())  # (H, W, 4)
+        return compact_png(pixels, optimize=False) if compact else quick_png(pixels)
 
     def show(self):
         """Display the controls, then the figure (an ``<img alt>`` + PNG output that updates in place).
@@ -425,7 +439,7 @@ class Dashboard:
         from IPython.display import display
 
         display(_Controls(self))
-        self._handles.append(display(_FigurePicture(self), display_id=True))
+        self._handles.append(display(_FigurePicture(self, compact=True), display_id=True))
         return self
 
     def layout_problems(self):
