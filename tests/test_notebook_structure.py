@@ -11,7 +11,12 @@ Solved notebooks (solutions/, the source of truth):
 - randomness is seeded (``np.random.default_rng(seed)``; no unseeded generator, no global RNG);
 - no stored output is an error or a traceback, unless the cell is tagged ``raises-exception``, and no warning
   leaked into an output.
-Notebook 00 (the setup check, no exercises) is exempt from the exercise rules only.
+Notebook 00 (the setup check) and notebook 08 (the concept inventory, after the course) have no exercises: they
+are exempt from the exercise rules only (``NO_EXERCISES``).
+
+Every question is answered below it, with one exception by design: the concept inventory at the end of notebook
+00 is the "before" attempt, which must not teach; its answers are given in notebook 08 (``ANSWERED_ELSEWHERE``).
+Every other ``ConceptInventory`` cell is the "after" attempt, which gives feedback in place.
 
 Learner notebooks (notebooks/): each exercise cell keeps its function but its solution is gone (the
 placeholder instead), and the check and hint cells are there unchanged. (tests/test_notebook_sync.py
@@ -47,8 +52,23 @@ def read(path: Path):
     return _cache[path]
 
 
+#: Notebooks without exercises, and why: the exercise rules skip them (every other rule applies).
+NO_EXERCISES = {
+    "00-before-you-start": "the setup check",
+    "08-what-you-learned": "the concept inventory after the course: the twelve questions of 00 again, with feedback",
+}
+#: Questions deliberately left unanswered where they are asked: (notebook, cell id) -> the notebook that answers them.
+#: The "before" attempt of the concept inventory must not teach (no feedback); notebook 08 asks the same items again
+#: and answers them.
+ANSWERED_ELSEWHERE = {("00-before-you-start", "nb00-inventory"): "08-what-you-learned"}
+
+
 def is_setup_check(path: Path) -> bool:
     return path.stem.startswith("00")
+
+
+def has_no_exercises(path: Path) -> bool:
+    return path.stem in NO_EXERCISES
 
 
 def intro_text(nb) -> str:
@@ -127,8 +147,8 @@ def solution_lines(source: str) -> list[str]:
 
 
 solved = pytest.mark.parametrize("path", SOLVED, ids=[p.stem for p in SOLVED])
-lesson = pytest.mark.parametrize("path", [p for p in SOLVED if not is_setup_check(p)],
-                                 ids=[p.stem for p in SOLVED if not is_setup_check(p)])
+lesson = pytest.mark.parametrize("path", [p for p in SOLVED if not has_no_exercises(p)],
+                                 ids=[p.stem for p in SOLVED if not has_no_exercises(p)])
 both = pytest.mark.parametrize(
     "path", SOLVED + sorted(LEARNER.glob("*.ipynb")),
     ids=[f"solutions/{p.stem}" for p in SOLVED] + [f"notebooks/{p.stem}" for p in sorted(LEARNER.glob("*.ipynb"))])
@@ -343,11 +363,63 @@ def test_no_warning_leaked_into_outputs(path):
     assert not leaked, f"{path.name}: warnings in the outputs (silence them at the source):\n" + "\n".join(leaked)
 
 
+# --- the concept inventory: answered in place, or where ANSWERED_ELSEWHERE says -------------------------
+
+
+def inventory_cells(nb):
+    """(cell id, attempt) of every code cell that builds a ``ConceptInventory(attempt)``."""
+    found = []
+    for cell in nb.cells:
+        if cell.cell_type != "code" or "ConceptInventory" not in cell.source:
+            continue
+        for node in ast.walk(ast.parse(code_without_magics(cell.source))):
+            if isinstance(node, ast.Call) and ast.unparse(node.func).endswith("ConceptInventory"):
+                args = [*node.args, *(k.value for k in node.keywords if k.arg == "attempt")]
+                attempt = args[0].value if args and isinstance(args[0], ast.Constant) else None
+                found.append((cell.get("id"), attempt))
+    return found
+
+
+@solved
+def test_every_inventory_question_is_answered_in_place_or_where_the_exception_says(path):
+    """A "post" inventory gives feedback where it is asked; a "pre" one only where ANSWERED_ELSEWHERE lists it,
+    and the notebook named there must exist and ask the same items with feedback ("post")."""
+    problems = []
+    for cell_id, attempt in inventory_cells(read(path)):
+        if attempt == "post":
+            continue
+        answered_in = ANSWERED_ELSEWHERE.get((path.stem, cell_id))
+        if attempt != "pre" or answered_in is None:
+            problems.append(f"cell {cell_id}: ConceptInventory({attempt!r}) gives no feedback here, and "
+                            "ANSWERED_ELSEWHERE does not say which notebook answers it")
+            continue
+        answering = SOLUTIONS / f"{answered_in}.ipynb"
+        if not answering.exists() or ("post" not in {a for _, a in inventory_cells(read(answering))}):
+            problems.append(f"cell {cell_id}: {answered_in}.ipynb must exist and hold ConceptInventory(\"post\")")
+            continue
+        cells = read(path).cells
+        index = [c.get("id") for c in cells].index(cell_id)
+        around = "\n".join(c.source for c in cells[max(index - 1, 0): index + 2] if c.cell_type == "markdown")
+        if f"notebook {answered_in[:2]}" not in around:
+            problems.append(f"cell {cell_id}: the text around it must tell that notebook {answered_in[:2]} answers it")
+    assert not problems, f"{path.name}:\n" + "\n".join(problems)
+
+
+def test_the_exception_is_used():
+    """Each entry of ANSWERED_ELSEWHERE names a "pre" inventory cell that exists (no stale exception)."""
+    for (stem, cell_id), _ in ANSWERED_ELSEWHERE.items():
+        assert (stem and (cell_id, "pre") in inventory_cells(read(SOLUTIONS / f"{stem}.ipynb"))), (stem, cell_id)
+
+
+def _add_unanswered_inventory(nb):
+    nb.cells.append(nbformat.v4.new_code_cell('cu.widgets.ConceptInventory("pre")', id="nbXX-inventory"))
+
+
 # --- the rules catch what they should (on damaged copies of a real notebook) -----------------------
 
 
 def _damaged(tmp_path, damage):
-    nb = nbformat.read(next(p for p in SOLVED if not is_setup_check(p)), as_version=4)
+    nb = nbformat.read(next(p for p in SOLVED if not has_no_exercises(p)), as_version=4)
     damage(nb)
     path = tmp_path / "99-damaged.ipynb"
     nbformat.write(nb, path)
@@ -386,7 +458,8 @@ def _add_error(nb):
     (test_opening_gives_title_objectives_prerequisites_and_time, _drop_intro("objectives")),
     (test_opening_gives_title_objectives_prerequisites_and_time, _drop_intro("prerequisites")),
     (test_no_stored_error_or_traceback, _add_error),
-], ids=["no check", "no hint", "no time", "no objectives", "no prerequisites", "stored error"])
+    (test_every_inventory_question_is_answered_in_place_or_where_the_exception_says, _add_unanswered_inventory),
+], ids=["no check", "no hint", "no time", "no objectives", "no prerequisites", "stored error", "unanswered inventory"])
 def test_the_rules_catch_a_damaged_notebook(tmp_path, test, damage):
     path = _damaged(tmp_path, damage)
     with pytest.raises(AssertionError):

@@ -83,7 +83,7 @@ def collect(paths):
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            files = sorted(path.glob("*.json"))
+            files = sorted(path.rglob("*.json"))
         elif path.exists():
             files = [path]
         else:
