@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import ast
 import inspect
+import re
+import shlex
 import shutil
 import subprocess
 import warnings
@@ -264,3 +266,37 @@ def test_make_hub_link_prints_the_same_link():
                              "REF=workshop-1.0.0"], cwd=ROOT, capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == H.hub_link(HUB, REPO, "workshop-1.0.0")
+
+
+# -- the documentation's links come from the tool ------------------------------------------------------------
+
+DOCUMENTED = re.compile(r"^\s*\$ make hub-link (?P<args>.+)\n\s*(?P<link>https?://\S+)$", re.M)
+
+
+def documented_links(text):
+    """[(HUB, REPO, REF, link)] of every '$ make hub-link ...' line followed by the link it printed."""
+    found = []
+    for match in DOCUMENTED.finditer(text):
+        args = dict(arg.split("=", 1) for arg in shlex.split(match["args"]))
+        found.append((args["HUB"], args["REPO"], args.get("REF", H.DEFAULT_REF), match["link"]))
+    return found
+
+
+def test_the_guides_links_are_what_the_tool_prints():
+    found = documented_links((ROOT / "docs" / "instructor-guide.md").read_text(encoding="utf-8"))
+    assert len(found) >= 2, "docs/instructor-guide.md shows the link for main and for a workshop branch"
+    assert {ref for _, _, ref, _ in found} >= {"main", "workshop-1.0.0"}
+    for hub, repo, ref, link in found:
+        assert link == H.hub_link(hub, repo, ref), f"regenerate: make hub-link HUB={hub} REPO={repo} REF={ref}"
+
+
+def test_the_readmes_links_if_any_are_what_the_tool_prints():
+    for hub, repo, ref, link in documented_links((ROOT / "README.md").read_text(encoding="utf-8")):
+        assert link == H.hub_link(hub, repo, ref), f"regenerate: make hub-link HUB={hub} REPO={repo} REF={ref}"
+
+
+def test_the_documented_link_check_catches_a_stale_link():
+    text = "   $ make hub-link HUB=https://h.org REPO=https://github.com/o/r\n   https://h.org/hub/user-redirect/git-pull?repo=x\n"
+    [(hub, repo, ref, link)] = documented_links(text)
+    assert (hub, repo, ref) == ("https://h.org", "https://github.com/o/r", "main")
+    assert link != H.hub_link(hub, repo, ref)
