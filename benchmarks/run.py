@@ -1,4 +1,4 @@
-"""Run every benchmark (what `make bench` does): attention, dashboard latency, notebook run times.
+"""Run every benchmark (what `make bench` does): attention, dashboard latency, notebook run times, hub sizing.
 
 Results go to benchmarks/results/ (Markdown tables and a PNG). Not part of `make test`.
 
@@ -11,6 +11,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import attention  # noqa: E402
+import sizing  # noqa: E402
 import widgets  # noqa: E402
 
 import notebooks  # noqa: E402
@@ -27,6 +28,9 @@ def main(argv=None):
     widgets.main(["--moves", "6" if args.quick else "20"])
     print("== notebooks", flush=True)
     notebooks.main([])
+    print("== sizing (memory and CPU per learner, for a JupyterHub)", flush=True)
+    # --quick: one notebook, no server, results left alone (the guide's sizing tables come from a full run)
+    sizing.main(["00", "--moves", "1", "--no-server", "--no-write"] if args.quick else ["--moves", "6"])
     print(f"all benchmarks: {time.perf_counter() - start:.0f} s; results in benchmarks/results/")
 
 
