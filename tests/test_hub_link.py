@@ -236,6 +236,13 @@ def test_no_origin_is_a_clear_error(tmp_path, monkeypatch, capsys):
     assert "no remote 'origin'" in err and "REPO=https://github.com/OWNER/REPO" in err
 
 
+def test_a_missing_hub_is_named_first(tmp_path, monkeypatch, capsys):
+    git("init", "-q", cwd=tmp_path)  # no origin either: HUB is what to fix first
+    monkeypatch.setattr(H, "REPO_ROOT", tmp_path)
+    assert H.main(["--hub", ""]) == 2
+    assert "HUB=''" in capsys.readouterr().err
+
+
 def test_a_tag_as_ref_prints_the_link_and_how_to_pin_a_branch_instead(course, monkeypatch, capsys):
     work, _ = course
     monkeypatch.setattr(H, "REPO_ROOT", work)

@@ -225,6 +225,7 @@ def main(argv=None) -> int:
     except SystemExit as exit_:
         return exit_.code if isinstance(exit_.code, int) else 2
     try:
+        hub_base(args.hub)  # the hub first: `make hub-link` without HUB= says so before anything else
         repo, note = public_repo_url(args.repo.strip() or origin_url())
         ref = check_ref(args.ref.strip() or DEFAULT_REF)
         link = hub_link(args.hub, repo, ref)
