@@ -6,6 +6,9 @@
 # Others: make notebooks (regenerate learner notebooks), make solutions (re-execute the
 # solved notebooks and store their outputs), make lock (re-pin every package version), make update (the course's
 # latest version, your answers kept), make test-mine (your own notebooks), make html (offline HTML pages).
+# Two environments in one .venv: the learner's (requirements.lock: make env, lab, notebook7, doctor, notebooks,
+# reset, update) and the maintainers' additions on top (requirements-dev.lock: make env-dev, test, test-mine,
+# solutions, bench, html). tools/install_env.py installs them with uv when it can, else with pip.
 
 PYTHON ?= python3
 VENV   ?= .venv
@@ -13,6 +16,8 @@ PY     := $(VENV)/bin/python
 # Python 3.10 gets its own lock (numpy 2.4 and IPython 9 need 3.11+).
 LOCK   := $(shell $(PYTHON) -c 'import sys; print("requirements-py310.lock" if sys.version_info[:2] == (3, 10) else "requirements.lock")' 2>/dev/null)
 STAMP  := $(VENV)/.installed-$(LOCK)
+DEV_LOCK  := $(subst requirements,requirements-dev,$(LOCK))
+DEV_STAMP := $(VENV)/.installed-$(DEV_LOCK)
 FIRST_NOTEBOOK := notebooks/00-before-you-start.ipynb
 # No browser pop-up on a machine without a display (a server, a container, CI).
 ifeq ($(DISPLAY)$(WAYLAND_DISPLAY)$(filter Darwin,$(shell uname -s)),)
@@ -31,7 +36,7 @@ OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.d/self-attention-hands
 # A make argument quoted for the shell (NB="01 my copy" or a name with a quote stays one argument).
 quote = '$(subst ','\'',$(1))'
 
-.PHONY: lab notebook7 test test-mine env notebooks solutions lock clean-env
+.PHONY: lab notebook7 test test-mine env env-dev notebooks solutions lock clean-env
 
 lab: $(STAMP) $(OVERRIDES)
 	$(VENV)/bin/jupyter lab $(LAB_BROWSER) --ServerApp.root_dir="$(CURDIR)" $(LAB_ARGS) $(FIRST_NOTEBOOK)
@@ -42,15 +47,19 @@ notebook7: $(STAMP) $(OVERRIDES)
 
 # Lint first (ruff: pyflakes, pycodestyle, import order, likely bugs; config in pyproject.toml), then every test,
 # doctest and notebook.
-test: $(STAMP) $(OVERRIDES)
+test: $(DEV_STAMP) $(OVERRIDES)
 	$(VENV)/bin/ruff check .
 	$(PY) -m pytest $(PYTEST_ARGS)
 
+# The learner's environment (make env), and the maintainers' additions on top of it (make env-dev).
 env: $(STAMP) $(OVERRIDES)
 
+env-dev: $(DEV_STAMP) $(OVERRIDES)
+
 # Your own notebooks, as you left them: runs the learner notebooks in notebooks/ through nbval with your answers
-# (the checkers say which exercise is not done yet), without touching them.
-test-mine: $(STAMP)
+# (the checkers say which exercise is not done yet), without touching them. It needs pytest and nbval, so the
+# first run installs the maintainers' additions too (requirements-dev.lock).
+test-mine: $(DEV_STAMP)
 	$(PY) -m pytest --mine notebooks $(PYTEST_ARGS)
 
 # Checks Python, packages, course_utils, JupyterLab's widget extension and its python3 kernel.
@@ -59,15 +68,21 @@ test-mine: $(STAMP)
 doctor: $(STAMP)
 	$(PY) -m course_utils.tools.doctor
 
-# The environment: a venv holding exactly the lock, plus course_utils (editable).
+# The environment: a venv holding exactly the lock, plus course_utils (editable); installed by uv when it can be
+# had (pinned in tools/install_env.py), else by pip; INSTALLER=pip forces pip. Stamps: the doctor reads them.
+INSTALLER ?= $(or $(COURSE_INSTALLER),auto)
 $(STAMP): $(LOCK) pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "The course needs Python 3.10 or newer; found " + sys.version.split()[0] + ". Install a newer Python, or run: make PYTHON=python3.11 ...")'
-	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --no-deps -r $(LOCK)
-	$(PY) -m pip install --quiet --no-deps --editable .
+	@$(PYTHON) tools/install_env.py --venv $(VENV) --installer $(INSTALLER) --editable . $(LOCK)
 	@rm -f $(VENV)/.installed-*
 	@touch $@
 	@echo "Environment ready in $(VENV) (from $(LOCK))."
+
+# The maintainers' additions, on top (--no-deps): remade when the learner's environment was.
+$(DEV_STAMP): $(STAMP) $(DEV_LOCK)
+	@$(PYTHON) tools/install_env.py --venv $(VENV) --installer $(INSTALLER) $(DEV_LOCK)
+	@touch $@
+	@echo "Maintainers' additions ready in $(VENV) (from $(DEV_LOCK))."
 
 # Part of the environment step; remade after every reinstall and when the script changes.
 $(OVERRIDES): $(STAMP) tools/jupyter_settings.py
@@ -79,10 +94,10 @@ notebooks: $(STAMP)
 # The solved notebooks as offline HTML pages in build/html/ (figures with their alt text, maths as MathML, no script),
 # for reading without Jupyter. HTML_ARGS: e.g. --out DIR or notebook names.
 .PHONY: html
-html: $(STAMP)
+html: $(DEV_STAMP)
 	$(PY) -m course_utils.tools.html $(HTML_ARGS)
 
-solutions: $(STAMP)
+solutions: $(DEV_STAMP)
 	$(PY) -m course_utils.tools.build --execute-solutions
 
 # make reset NB=01: restore the original learner notebook 01; your copy is kept first in
@@ -110,5 +125,5 @@ clean-env:
 # OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE are unset for this run only, so OpenBLAS picks the kernel of this CPU
 # (tests and CI keep them); the kernel that ran is recorded in the results. BENCH_ARGS=--quick: a smoke run.
 .PHONY: bench
-bench: $(STAMP)
+bench: $(DEV_STAMP)
 	env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE $(PY) benchmarks/run.py $(BENCH_ARGS)

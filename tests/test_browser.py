@@ -69,7 +69,7 @@ def _missing_browser_reason():
         import axe_playwright_python  # noqa: F401
         import playwright.sync_api  # noqa: F401
     except ImportError as error:
-        return f"the {error.name} package is not installed (it is in requirements.lock: run `make env`)"
+        return f"the {error.name} package is not installed (it is in requirements-dev.lock: run `make env-dev`)"
     if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
         return (f"no Chromium at {CHROMIUM}: install Debian's chromium (`sudo apt-get install chromium`) "
                 "or set COURSE_CHROMIUM to a Chromium binary to run the browser test")

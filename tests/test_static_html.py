@@ -203,7 +203,7 @@ def _missing_browser_reason():
     try:
         import playwright.sync_api  # noqa: F401
     except ImportError:
-        return "the playwright package is not installed (it is in requirements.lock: run `make env`)"
+        return "the playwright package is not installed (it is in requirements-dev.lock: run `make env-dev`)"
     if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
         return (f"no Chromium at {CHROMIUM}: install Debian's chromium (`sudo apt-get install chromium`) "
                 "or set COURSE_CHROMIUM to a Chromium binary to run the static-HTML browser test")

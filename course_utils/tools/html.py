@@ -142,9 +142,9 @@ def tex_to_mathml(tex: str, display: bool = False) -> str:
     """
     try:
         from latex2mathml.converter import Converter
-    except ImportError as err:  # in requirements.lock; missing only from an environment made before it was added
-        raise ImportError("the static HTML needs the latex2mathml package (in requirements.lock): run `make env`, "
-                          "or `pip install --no-deps -r requirements.lock`") from err
+    except ImportError as err:  # in requirements-dev.lock (`make html` installs it); missing from a learner's env
+        raise ImportError("the static HTML needs the latex2mathml package (in requirements-dev.lock): run "
+                          "`make env-dev`, or `pip install --no-deps -r requirements-dev.lock`") from err
 
     # latex2mathml keeps "\_" literally inside \text{}; TeX (and MathJax 3) print the character itself.
     source = _TEXT_COMMAND.sub(lambda m: r"\text{" + _TEXT_ESCAPES.sub(r"\1", m.group(1)) + "}", tex)
