@@ -67,10 +67,16 @@ def test_every_item_has_exactly_one_right_choice_and_named_distractors(item):
 
 
 def _myth_statements(number):
-    """The bold quoted statements of notebook NN's markdown: **"..."**."""
+    """Notebook NN's *Myth or fact?* claims: its markdown's bold quoted statements (**"..."**), and, where the
+    claims have a table of their own (course_utils.lessons.myths, when present), the claims listed there for NN."""
     (path,) = SOLUTIONS.glob(f"{number}-*.ipynb")
     text = "\n".join(c.source for c in notebook(path).cells if c.cell_type == "markdown")
-    return set(re.findall(r'\*\*"([^"]+)"\*\*', text))
+    found = set(re.findall(r'\*\*"([^"]+)"\*\*', text))
+    try:
+        from course_utils.lessons import myths
+    except ImportError:
+        return found
+    return found | {claim.claim for claim in myths.CLAIMS if claim.key.startswith(f"{number}-")}
 
 
 @pytest.mark.parametrize("item, choice", [(i, c) for i, c in all_choices() if not c.correct],
@@ -315,3 +321,13 @@ def test_static_views_show_the_questions_with_the_answers_folded_away():
         assert all(item.stem in form.questions_text() for item in inv.ITEMS)
     assert post.questions_html().count("<details><summary>Answer and feedback</summary>") == len(inv.ITEMS)
     assert "Answer and feedback" not in pre.questions_html()
+
+
+def test_the_folder_can_be_moved_by_an_environment_variable(tmp_path, monkeypatch):
+    monkeypatch.delenv("COURSE_INVENTORY_DIR", raising=False)
+    assert inv.answers_dir() == inv.ANSWERS_DIR == ROOT / "inventory"
+    monkeypatch.setenv("COURSE_INVENTORY_DIR", str(tmp_path / "scratch"))
+    form = ConceptInventory("pre")
+    form.nickname.value = "Eve"
+    path = form.submit()
+    assert path.parent == tmp_path / "scratch"

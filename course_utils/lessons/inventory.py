@@ -19,6 +19,7 @@ Answers are saved locally only, one new JSON file per attempt (``save``; never o
 from __future__ import annotations
 
 import json
+import os
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -31,11 +32,12 @@ from course_utils._validate import check_seed
 
 __all__ = [
     "ANSWERS_DIR", "ATTEMPTS", "CORRECT", "FORMAT", "ITEMS", "SEED", "VERSION", "Choice", "InventoryFileError",
-    "Item", "Where", "choice_order", "item_by_key", "make_record", "nickname_key", "normalised_gain", "plain_name",
+    "Item", "Where", "answers_dir", "choice_order", "item_by_key", "make_record", "nickname_key", "normalised_gain", "plain_name",
     "read_record", "save", "score",
 ]
 
-#: The folder of the answer files: ``inventory/`` in the course folder (listed in .gitignore).
+#: The folder of the answer files: ``inventory/`` in the course folder (listed in .gitignore). The environment
+#: variable ``COURSE_INVENTORY_DIR``, when set, names another folder (a test's scratch folder; see ``answers_dir``).
 ANSWERS_DIR = Path(__file__).resolve().parents[2] / "inventory"
 #: The two attempts: before the course (end of notebook 00) and after it (notebook 08).
 ATTEMPTS = ("pre", "post")
@@ -148,7 +150,7 @@ ITEMS = (
         "One query has the scores [2, 1, 0] for three keys. What are its attention weights?",
         (
             Choice("About [0.665, 0.245, 0.09]: every key keeps some weight, and the three add up to 1.",
-                   "Right. Softmax turns each score s into exp(s) and divides by the sum of the exponentials: "
+                   "Softmax turns each score s into exp(s) and divides by the sum of the exponentials: "
                    "7.39, 2.72 and 1 over 11.1. The largest score gets the largest weight, every key with a "
                    "finite score keeps a positive one, and the row sums to 1."),
             Choice("[1, 0, 0]: the key with the largest score takes all the weight.",
@@ -174,7 +176,7 @@ ITEMS = (
         "What does that change?",
         (
             Choice("Nothing in the weights; it only stops exp from overflowing to inf (and inf / inf = nan).",
-                   "Right. Adding the same constant to every score of a row multiplies numerator and denominator "
+                   "Adding the same constant to every score of a row multiplies numerator and denominator "
                    "by the same factor, so the weights are exactly the same: [1000, 999, 998] gives the weights of "
                    "[2, 1, 0]. After the shift every score is at most 0 and exp stays between 0 and 1."),
             _myth("Subtracting the maximum is an approximation.", "01",
@@ -200,7 +202,7 @@ ITEMS = (
         "Self-attention runs over the ticket \"my charger is missing please\". Which statement is right?",
         (
             Choice("Queries, keys and values all come from this one ticket, so \"missing\" can draw on \"charger\".",
-                   "Right. \"Self\" names the shared source: Q, K and V are three projections of the same "
+                   "\"Self\" names the shared source: Q, K and V are three projections of the same "
                    "sequence. A token's weight may go anywhere in it; in notebook 02 no token puts its largest "
                    "weight on itself."),
             _myth("Self-attention means each token attends to itself.", "02",
@@ -227,7 +229,7 @@ ITEMS = (
         (
             Choice("Three projections of its vector (x W_Q, x W_K, x W_V): queries are dotted with keys to "
                    "give the weights, and the weights mix the values.",
-                   "Right. The roles are computational: a query and a key only meet in a dot product, and a "
+                   "The roles are computational: a query and a key only meet in a dot product, and a "
                    "value is what gets mixed. Rotate every query and key by the same rotation and nothing "
                    "changes, which a \"meaning\" in the numbers would not survive."),
             _myth("The query is a question the token asks, in some readable form.", "02",
@@ -253,7 +255,7 @@ ITEMS = (
         (
             Choice("Dot products of d_k numbers spread like sqrt(d_k); dividing keeps the softmax from saturating "
                    "as d_k grows, and does not change which key scores highest.",
-                   "Right. With unit-variance coordinates q . k has standard deviation sqrt(d_k): four times "
+                   "With unit-variance coordinates q . k has standard deviation sqrt(d_k): four times "
                    "the width, twice the spread. Unscaled, the largest weight creeps towards 1 as d_k grows. "
                    "Dividing a row by one positive number keeps the order of its scores."),
             Choice("Dividing by sqrt(d_k) decides which key wins.",
@@ -279,7 +281,7 @@ ITEMS = (
         (
             Choice("Give their scores -inf before the softmax, so the weights of the permitted keys are "
                    "normalised among themselves.",
-                   "Right. The softmax then runs over the permitted keys only: each row still sums to 1, and "
+                   "The softmax then runs over the permitted keys only: each row still sums to 1, and "
                    "a hidden key has no influence at all, not even through the normaliser."),
             _myth("Zeroing the blocked weights after the softmax is just another way to mask.", "03",
                   "After the softmax the hidden keys have already taken their share of the normaliser: the row "
@@ -307,7 +309,7 @@ ITEMS = (
         (
             Choice("A plain softmax gives nan for that row, and the nan spreads into later layers; avoid such rows, "
                    "or handle them explicitly (course_utils gives them all-zero weights).",
-                   "Right. The max shift meets -inf - (-inf) = nan. Such rows must be avoided (pad on the right "
+                   "The max shift meets -inf - (-inf) = nan. Such rows must be avoided (pad on the right "
                    "with a causal mask) or handled on purpose: course_utils returns all-zero weights, a "
                    "convention that says \"nothing to attend to\"."),
             _myth("A large negative number such as -1e9 masks as well as -inf.", "03",
@@ -333,7 +335,7 @@ ITEMS = (
         (
             Choice("Padding: the filler positions added so that sequences have the same length. Causal: for each "
                    "position, the positions after it.",
-                   "Right. A padded batch of a generation model needs both, combined with \"and\": a key may be "
+                   "A padded batch of a generation model needs both, combined with \"and\": a key may be "
                    "seen only if it is real and not in the future."),
             Choice("A causal mask already hides the padding, wherever the padding is.",
                    "Only when the padding is on the right: then every <pad> lies in the future of every real "
@@ -358,7 +360,7 @@ ITEMS = (
         (
             Choice("Each head gets its own 2 of the 8 columns of Q, K and V and its own softmax; the heads' outputs "
                    "are concatenated and W_O mixes them into every output column.",
-                   "Right. Splitting only groups columns; concatenating puts them back side by side; W_O is the "
+                   "Splitting only groups columns; concatenating puts them back side by side; W_O is the "
                    "only step where one head's output reaches another head's columns."),
             _myth("Splitting into heads throws information away.", "04",
                   "Splitting and merging only move entries: merge_heads(split_heads(Q)) gives Q back exactly. "
@@ -382,7 +384,7 @@ ITEMS = (
         "and with 4 heads?",
         (
             Choice("256 in both cases: four 8 x 8 matrices, whatever the number of heads.",
-                   "Right. The number of heads decides how the columns are grouped into softmaxes, not how many "
+                   "The number of heads decides how the columns are grouped into softmaxes, not how many "
                    "there are: 4 heads of width 2 use the same 4 x 8 x 8 = 256 numbers as 1 head of width 8."),
             _myth("More heads means more parameters.", "04",
                   "Each head does not get its own four 8 x 8 matrices: it gets 2 columns of the shared ones. "
@@ -406,7 +408,7 @@ ITEMS = (
         (
             Choice("Only what was measured: this head, on these inputs, looks there. The number 3 carries no job, "
                    "and the pattern must be checked on other inputs before it is named.",
-                   "Right. Relabelling the heads gives the same model with a different \"head 3\"; random, "
+                   "Relabelling the heads gives the same model with a different \"head 3\"; random, "
                    "untrained heads already draw tidy patterns, and a \"previous-token\" look can vanish on "
                    "another input. What a head does must be measured."),
             _myth("Head 3 is the syntax head.", "04",
@@ -430,7 +432,7 @@ ITEMS = (
         (
             Choice("Where that query's weight went in this layer: good for spotting mask bugs and odd patterns, "
                    "but on its own not the reason for the prediction.",
-                   "Right. A plot shows weights, not what was mixed or what later layers read. A claim about why "
+                   "A plot shows weights, not what was mixed or what later layers read. A claim about why "
                    "the model predicted something needs an intervention: remove or change something, rerun, "
                    "measure."),
             _myth("The brightest cell is the reason for the prediction.", "05",
@@ -623,6 +625,12 @@ def make_record(nickname, attempt, chosen, *, positions=None, now=None):
             "saved_at": now.isoformat(timespec="seconds"), "score": score(chosen), "items": items}
 
 
+def answers_dir():
+    """Where answer files go by default: ``$COURSE_INVENTORY_DIR`` when set and not empty, else ``ANSWERS_DIR``."""
+    override = os.environ.get("COURSE_INVENTORY_DIR", "").strip()
+    return Path(override).expanduser() if override else ANSWERS_DIR
+
+
 def save(record, folder=None):
     """Write ``record`` to a new file ``<folder>/<nickname>.<attempt>.<YYYYmmdd-HHMMSS>.json``; return its path.
 
@@ -635,7 +643,7 @@ def save(record, folder=None):
     record : dict
         From ``make_record``.
     folder : path, optional
-        Default ``ANSWERS_DIR`` (``inventory/`` in the course folder).
+        Default ``answers_dir()`` (``inventory/`` in the course folder).
 
     Raises
     ------
@@ -644,7 +652,7 @@ def save(record, folder=None):
     """
     from course_utils.tools._files import write_new
 
-    folder = Path(folder) if folder is not None else ANSWERS_DIR
+    folder = Path(folder) if folder is not None else answers_dir()
     stamp = datetime.fromisoformat(record["saved_at"]).strftime("%Y%m%d-%H%M%S")
     data = (json.dumps(record, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
     return write_new(folder, f"{_slug(record['nickname'])}.{record['attempt']}", stamp, ".json", data)

@@ -27,6 +27,11 @@ __all__ = ["ConceptInventory"]
 
 _LETTERS = string.ascii_uppercase
 _PHASE = {"pre": "before the course", "post": "after the course"}
+#: ipywidgets gives each radio label one line's fixed height: a choice longer than the notebook is wide would wrap
+#: onto the next one. In the form (class course-inventory), labels grow with their text.
+_STYLE = ("<style>.course-inventory .widget-radio-box label {display: flex; align-items: flex-start; height: auto; "
+          "line-height: 1.35; padding: 3px 0; white-space: normal;} .course-inventory .widget-radio-box input "
+          "{order: -1; float: none; flex: 0 0 auto; height: auto; margin: 2px 8px 0 1px;}</style>")
 
 
 def _esc(text):
@@ -68,7 +73,7 @@ class ConceptInventory:
     seed : int, default course_utils.lessons.inventory.SEED
         The choice orders (``choice_order``): the same for everyone; "pre" and "post" differ.
     folder : path, optional
-        Where Submit writes (default ``inventory/`` in the course folder).
+        Where Submit writes (default ``inventory/`` in the course folder, or ``$COURSE_INVENTORY_DIR``).
 
     Attributes
     ----------
@@ -107,8 +112,9 @@ class ConceptInventory:
                                         layout=ipywidgets.Layout(width="200px"))
         self.status = ipywidgets.HTML("")
         self.button.on_click(lambda _: self.submit())
-        intro = ipywidgets.HTML(self._intro_html())
+        intro = ipywidgets.HTML(_STYLE + self._intro_html())
         self.box = ipywidgets.VBox([intro, *rows, self.nickname, self.button, self.status])
+        self.box.add_class("course-inventory")
 
     # -- answering ----------------------------------------------------------------------------
     def answer(self, item, choice):
