@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -73,6 +74,8 @@ class Server:
         (settings / "tracker.jupyterlab-settings").write_text(json.dumps({"windowingMode": "none"}))
         env = dict(os.environ, JUPYTERLAB_SETTINGS_DIR=str(scratch / "settings"),
                    JUPYTERLAB_WORKSPACES_DIR=str(scratch / "workspaces"))
+        self.inventory_dir = scratch / "inventory"  # the concept inventory's answer files, never the checkout's
+        env["COURSE_INVENTORY_DIR"] = str(self.inventory_dir)
         env.pop("JUPYTERLAB_DIR", None)  # the environment's own app dir, where its settings overrides live
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
@@ -168,15 +171,17 @@ def run_all(page):
 
 
 def wait_for_dashboards(page, timeout_ms=30_000):
-    """Wait until every cell whose outputs hold a widget view shows its widgets and a decoded picture (widget
+    """Wait until every dashboard cell (a widget view and a picture) shows its controls and a decoded picture (widget
     views render a little after Run All's promise settles); return how many such cells there are."""
     return page.wait_for_function("""() => {
         const notebook = window.jupyterapp.shell.currentWidget.content;
-        const cells = notebook.widgets.filter(cell => cell.model.type === 'code' && cell.model.outputs.toJSON()
-            .some(o => o.data && o.data['application/vnd.jupyter.widget-view+json']));
+        const outputs = cell => cell.model.type === 'code' ? cell.model.outputs.toJSON() : [];
+        const cells = notebook.widgets.filter(cell =>  // a dashboard: widget controls and a picture
+            outputs(cell).some(o => o.data && o.data['application/vnd.jupyter.widget-view+json'])
+            && outputs(cell).some(o => o.data && o.data['image/png']));
         const shown = cells.every(cell => {
             const img = cell.node.querySelector('.jp-OutputArea-output img');
-            return cell.node.querySelector('.jupyter-widgets') && img && img.complete && img.naturalWidth > 0;
+            return cell.node.querySelector('.course-dashboard') && img && img.complete && img.naturalWidth > 0;
         });
         return shown ? {count: cells.length} : false;
     }""", timeout=timeout_ms).json_value()["count"]
@@ -239,8 +244,8 @@ _FOCUS = """(cell) => {
 
 
 def dashboard_cells(panel):
-    """The code cells holding a dashboard (widget controls), in notebook order."""
-    return panel.locator(".jp-CodeCell", has=panel.page.locator(".widget-slider, .widget-toggle-buttons, .widget-checkbox"))
+    """The code cells holding a dashboard (its controls' box has the class ``course-dashboard``), in notebook order."""
+    return panel.locator(".jp-CodeCell", has=panel.page.locator(".course-dashboard"))
 
 
 def select_cell_in_command_mode(page, panel, cell):
@@ -396,3 +401,45 @@ def format_axe(summary):
 def blocking(summary):
     """Critical and serious violations that are not known upstream limits."""
     return [v for v in summary["violations"] if v["impact"] in ("critical", "serious") and not v["known"]]
+
+
+# ------------------------------------------------------------------------------------------ questions
+def answer_myths(page, panel, timeout_ms=15_000):
+    """Every *Myth or fact?* question (``.course-myth``): its verdict must be empty before a choice and appear,
+    in words, after the first button is pressed. Returns (questions found, problems)."""
+    questions = panel.locator(".course-myth")
+    problems = []
+    for n in range(questions.count()):
+        question = questions.nth(n)
+        question.scroll_into_view_if_needed()
+        verdict = question.locator(".course-myth-verdict")
+        if verdict.inner_text().strip():
+            problems.append(f"myth question {n + 1}: the verdict shows before any choice: {verdict.inner_text()[:80]!r}")
+        question.locator(".course-myth-choice button").first.click()
+        try:
+            verdict.locator("text=/Correct\\.|Not quite\\./").wait_for(timeout=timeout_ms)
+        except Exception:  # playwright's TimeoutError
+            problems.append(f"myth question {n + 1}: no verdict (Correct. / Not quite.) after choosing")
+    return questions.count(), problems
+
+
+def take_inventory(page, panel, nickname, timeout_ms=15_000):
+    """Answer the concept inventory (``.course-inventory``) if the notebook has one: the first choice of every
+    question, a nickname, Submit. Returns None without a form, else (questions, feedback blocks shown, problems)."""
+    form = panel.locator(".course-inventory")
+    if form.count() == 0:
+        return None
+    form = form.first
+    form.scroll_into_view_if_needed()
+    problems = []
+    questions = form.locator(".widget-radio-box")
+    for n in range(questions.count()):
+        questions.nth(n).locator("label").first.click()
+    form.locator(".widget-text input[type=text]").fill(nickname)
+    form.locator("button", has_text="Submit my answers").click()
+    try:
+        form.locator("text=Saved in").wait_for(timeout=timeout_ms)
+    except Exception:  # playwright's TimeoutError
+        problems.append("inventory: no 'Saved in' line after Submit")
+    feedback = form.locator(".widget-html", has_text=re.compile(r"Right \(|Not this one|Not answered")).count()
+    return questions.count(), feedback, problems

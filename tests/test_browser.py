@@ -39,6 +39,7 @@ import pytest
 from browser_helpers import (  # tests/browser_helpers.py
     FRONTENDS,
     Server,
+    answer_myths,
     axe_scan,
     blocking,
     dashboard_cells,
@@ -49,6 +50,7 @@ from browser_helpers import (  # tests/browser_helpers.py
     run_all,
     settle_and_screenshot,
     shut_down_kernel,
+    take_inventory,
     wait_for_dashboards,
 )
 
@@ -62,6 +64,15 @@ CHROMIUM_ARGS = [
 LEARNER_NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 #: Every notebook in JupyterLab first, then every notebook in Notebook 7.
 CASES = [(frontend, notebook) for frontend in FRONTENDS for notebook in LEARNER_NOTEBOOKS]
+
+
+def stored_dashboards(path):
+    """How many cells of a stored notebook show a dashboard (a widget view and a picture among their outputs)."""
+    count = 0
+    for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+        kinds = {kind for output in cell.get("outputs", []) for kind in output.get("data", {})}
+        count += {"application/vnd.jupyter.widget-view+json", "image/png"} <= kinds
+    return count
 
 
 def _missing_browser_reason():
@@ -173,7 +184,10 @@ def test_notebook_runs_and_every_control_works_from_the_keyboard(browser, server
             return {name: (name || '').trim(), label: (label ? label.textContent : '').trim()}; })""")
         unnamed = [h for h in handles if not h["name"] or (h["label"] and h["name"] != h["label"])]
         problems += [f"{name}: a slider handle is named {h['name']!r}, its label reads {h['label']!r}" for h in unnamed]
-        assert handles, f"{name}: no slider found (every learner notebook's dashboard has one)"
+        stored = stored_dashboards(ROOT / "solutions" / notebook.name)
+        assert expected_dashboards == stored, (
+            f"{name}: {expected_dashboards} dashboards on the page, the solved notebook shows {stored}")
+        assert handles or not stored, f"{name}: no slider found in its {stored} dashboard(s)"
 
         started = time.monotonic()
         cells = dashboard_cells(panel)
@@ -190,8 +204,24 @@ def test_notebook_runs_and_every_control_works_from_the_keyboard(browser, server
             problems += found
             settle_and_screenshot(cell, ARTIFACTS / f"{name}-dashboard{c + 1}-after.png")
         timings["keyboard"] = time.monotonic() - started
-        assert cells.count() == expected_dashboards > 0, (
-            f"{name}: {cells.count()} dashboards found, {expected_dashboards} cells display one (every learner notebook has one)")
+        assert cells.count() == expected_dashboards, (
+            f"{name}: {cells.count()} dashboards found, {expected_dashboards} cells display one")
+
+        # Predict before reveal: every myth question hides its verdict until a choice, then says it in words.
+        myths, found = answer_myths(page, panel)
+        problems += [f"{name}: {problem}" for problem in found]
+        # The concept inventory (00: before, no feedback; 08: after, feedback for every question).
+        inventory = take_inventory(page, panel, nickname=f"browser-{frontend}")
+        if inventory is not None:
+            questions, feedback, found = inventory
+            problems += [f"{name}: {problem}" for problem in found]
+            expected_feedback = 0 if notebook.name.startswith("00") else questions
+            if feedback != expected_feedback:
+                problems.append(f"{name}: the inventory showed {feedback} feedback blocks after Submit, "
+                                f"expected {expected_feedback} of {questions} questions")
+            files = sorted(p.name for p in server.inventory_dir.glob(f"browser-{frontend}*.json"))
+            if not files:
+                problems.append(f"{name}: Submit wrote no answer file in {server.inventory_dir}")
     finally:
         started = time.monotonic()
         kernels = shut_down_kernel(page, server)
@@ -199,7 +229,9 @@ def test_notebook_runs_and_every_control_works_from_the_keyboard(browser, server
 
     summary = (f"{front.title} {notebook.name}: " + ", ".join(f"{k} {v:.1f} s" for k, v in timings.items())
                + f"; dashboards {cells.count()}, controls reached by Tab {reached}, keys {len(keys)} "
-               f"({', '.join(sorted(set(keys)))}); {format_axe(axe)}; "
+               f"({', '.join(sorted(set(keys)))}); myth questions answered {myths}; "
+               f"inventory {'-' if inventory is None else f'{inventory[0]} questions, {inventory[1]} feedback'}; "
+               f"{format_axe(axe)}; "
                f"kernels running before shutdown {kernels[0]}, after {kernels[1]}")
     (ARTIFACTS / f"{name}.txt").write_text(summary + "\n")
     print(summary)

@@ -342,6 +342,7 @@ class Dashboard:
         # name in the browser (ipywidgets 8.1.9 gives it none: _handle_names explains).
         self.handle_names = SliderHandleNames(slider_names(self.controls))
         self.box = box_class([*self.controls.values(), self.handle_names])
+        self.box.add_class("course-dashboard")  # how a page (the browser test) tells a dashboard from other widgets
         for control in self.controls.values():
             control.observe(self._on_change, names="value")
 
