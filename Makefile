@@ -114,8 +114,9 @@ update:
 	$(PY) -m course_utils.tools.update
 	@$(MAKE) -s --no-print-directory env
 
+# LOCK_ARGS=--keep: re-resolve keeping every version the locks hold today (after editing requirements*.in).
 lock:
-	$(PYTHON) tools/lock.py
+	$(PYTHON) tools/lock.py $(LOCK_ARGS)
 
 clean-env:
 	$(PYTHON) course_utils/tools/clean_env.py $(call quote,$(VENV))
@@ -123,7 +124,8 @@ clean-env:
 # Maintainers: time and memory of course_utils attention against a naive loop and PyTorch (when installed),
 # dashboard update latency and notebook run times; results in benchmarks/results/. Not part of `make test`.
 # OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE are unset for this run only, so OpenBLAS picks the kernel of this CPU
-# (tests and CI keep them); the kernel that ran is recorded in the results. BENCH_ARGS=--quick: a smoke run.
+# (tests and CI keep them); the kernel that ran is recorded in the results. BENCH_ARGS=--quick: a smoke run;
+# BENCH_ARGS=--setup adds the first setup (fresh clone, empty caches, pip and uv side by side: minutes).
 .PHONY: bench
 bench: $(DEV_STAMP)
 	env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE $(PY) benchmarks/run.py $(BENCH_ARGS)

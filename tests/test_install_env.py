@@ -49,7 +49,7 @@ def test_a_failing_uv_falls_back_to_pip_with_one_line(tmp_path, monkeypatch, cap
     lock.write_text("six==1.17.0\n")
     calls = []
 
-    def no_uv(venv, start):
+    def no_uv(*args):
         raise install_env.InstallError("pip install uv failed (exit code 1): pip install uv==0.13.8\nno network")
 
     monkeypatch.setattr(install_env, "bootstrap_uv", no_uv)

@@ -5,14 +5,16 @@
     python3 tools/install_env.py --venv .venv --editable . requirements.lock
     python3 tools/install_env.py --venv .venv requirements-dev.lock       # on top (make env-dev)
 
-1. Creates the venv with this Python when it is missing (``python -m venv``: it has pip, which the
+1. Creates the venv with this Python when it is missing (``python -m venv --without-pip``, then
+   ``python -m ensurepip`` in the background: the same pip ``python -m venv`` puts there, which the
    doctor's fixes use).
 2. Says in one line what it installs and about how long that takes.
-3. Installs every lock with ``--no-deps`` (the environment is exactly the locks) and compiles the
-   bytecode (without it every first import is slower):
+3. Installs every lock and the editable project in one command with ``--no-deps`` (the environment
+   is exactly the locks) and compiles the bytecode (without it every first import is slower):
 
-   * uv (``uv pip install``), version UV_VERSION, bootstrapped by the venv's pip into
-     ``<venv>/.uv-<version>/`` (outside site-packages: the venv holds exactly the locks either way);
+   * uv (``uv pip install``), version UV_VERSION, fetched into ``<venv>/.uv-<version>/`` (outside
+     site-packages: the venv holds exactly the locks either way): its wheel downloaded from PyPI and
+     checked against the index's sha256 where UV_WHEELS knows the machine, else installed by pip;
    * pip (``python -m pip install``) when uv cannot be had or fails: one line says why, then pip
      installs the same locks.
 
@@ -120,13 +122,75 @@ class PipProgress:
         return None
 
 
-def bootstrap_uv(venv: Path, start: float) -> Path:
-    """uv UV_VERSION in <venv>/.uv-<version>/ (installed by the venv's pip the first time); its executable."""
+#: The uv wheel for this machine, by (sys.platform, machine): a part of its file name on PyPI. Elsewhere
+#: (Windows, musl, other CPUs) pip fetches uv (it picks the wheel itself).
+UV_WHEELS = {
+    ("linux", "x86_64"): "-manylinux_2_17_x86_64.",
+    ("linux", "aarch64"): "-manylinux_2_17_aarch64.",
+    ("darwin", "x86_64"): "-macosx_10_12_x86_64.",
+    ("darwin", "arm64"): "-macosx_11_0_arm64.",
+}
+PYPI_SIMPLE = "https://pypi.org/simple/uv/"
+
+
+def uv_wheel_part() -> str | None:
+    """The part of the uv wheel's file name that fits this machine, or None (then pip fetches uv)."""
+    import platform
+
+    if sys.platform == "linux" and platform.libc_ver()[0] != "glibc":
+        return None
+    return UV_WHEELS.get((sys.platform, platform.machine().lower()))
+
+
+def download_uv(home: Path, part: str) -> None:
+    """uv's executable from its wheel on PyPI (the index's sha256 checked) into home/bin/uv: one download,
+    no pip (pip takes ~10 s to fetch it here)."""
+    import hashlib
+    import io
+    import json
+    import urllib.request
+    import zipfile
+
+    request = urllib.request.Request(PYPI_SIMPLE, headers={"Accept": "application/vnd.pypi.simple.v1+json"})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        files = json.load(response)["files"]
+    prefix = f"uv-{UV_VERSION}-"
+    chosen = [f for f in files if f["filename"].startswith(prefix) and part in f["filename"]]
+    if len(chosen) != 1:
+        raise InstallError(f"{len(chosen)} uv {UV_VERSION} wheels on PyPI match {part!r}")
+    with urllib.request.urlopen(chosen[0]["url"], timeout=60) as response:
+        data = response.read()
+    if hashlib.sha256(data).hexdigest() != chosen[0]["hashes"]["sha256"]:
+        raise InstallError(f"{chosen[0]['filename']}: sha256 differs from PyPI's")
+    with zipfile.ZipFile(io.BytesIO(data)) as wheel:
+        binary = wheel.read(f"uv-{UV_VERSION}.data/scripts/uv")
+    (home / "bin").mkdir(parents=True, exist_ok=True)
+    partial = home / "bin" / "uv.partial"
+    partial.write_bytes(binary)
+    partial.chmod(0o755)
+    partial.replace(home / "bin" / "uv")
+
+
+def bootstrap_uv(venv: Path, start: float, pip_ready=lambda: None) -> Path:
+    """uv UV_VERSION in <venv>/.uv-<version>/ (outside site-packages), fetched the first time; its executable.
+
+    Downloads the wheel from PyPI where UV_WHEELS knows this machine; else, or when that fails, the venv's pip
+    installs it (``pip_ready`` waits until the venv has its pip)."""
     home = venv / f".uv-{UV_VERSION}"
     uv = home / "bin" / ("uv.exe" if os.name == "nt" else "uv")
     if uv.exists():
         return uv
-    say(f"  fetching uv {UV_VERSION} (the fast installer) with pip ({time.monotonic() - start:.0f} s)")
+    part = uv_wheel_part()
+    if part is not None:
+        say(f"  fetching uv {UV_VERSION} (the fast installer) from PyPI ({time.monotonic() - start:.0f} s)")
+        try:
+            download_uv(home, part)
+            return uv
+        except (OSError, ValueError, KeyError, InstallError) as err:
+            say(f"  could not download uv ({err}); asking pip for it")
+    else:
+        say(f"  fetching uv {UV_VERSION} (the fast installer) with pip ({time.monotonic() - start:.0f} s)")
+    pip_ready()
     run([str(venv_python(venv)), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
          "--target", str(home), f"uv=={UV_VERSION}"], "pip install uv", start)
     if not uv.exists():
@@ -135,30 +199,49 @@ def bootstrap_uv(venv: Path, start: float) -> Path:
 
 
 def install_uv(uv: Path, venv: Path, locks: list[Path], editable: Path | None, start: float) -> None:
-    python = str(venv_python(venv))
-    env = dict(os.environ)
-    for lock in locks:
-        command = [str(uv), "pip", "install", "--python", python, "--no-deps", "--compile-bytecode", "-r", str(lock)]
-        if sys.stdout.isatty():  # uv's own progress bars
-            say(f"  uv: {lock.name}")
-            if subprocess.run(command, env=env).returncode != 0:
-                raise InstallError(f"uv could not install {lock.name}")
-        else:
-            run(command, f"uv installing {lock.name}", start, show=uv_lines, env=env)
-    if editable is not None:
-        run([str(uv), "pip", "install", "--python", python, "--no-deps", "--compile-bytecode", "--editable",
-             str(editable)], "uv installing course_utils (editable)", start, show=uv_lines, env=env)
+    """Every lock and the editable project in one `uv pip install` (the project builds while wheels download)."""
+    command = [str(uv), "pip", "install", "--python", str(venv_python(venv)), "--no-deps", "--compile-bytecode"]
+    command += [arg for lock in locks for arg in ("-r", str(lock))]
+    command += ["--editable", str(editable)] if editable is not None else []
+    if sys.stdout.isatty():  # uv's own progress bars
+        if subprocess.run(command).returncode != 0:
+            raise InstallError("uv could not install " + " + ".join(lock.name for lock in locks))
+    else:
+        run(command, "uv installing", start, show=uv_lines)
 
 
 def install_pip(venv: Path, locks: list[Path], editable: Path | None, start: float) -> None:
-    pip = [str(venv_python(venv)), "-m", "pip", "install", "--disable-pip-version-check", "--progress-bar", "off",
-           "--no-deps"]
-    for lock in locks:
-        run([*pip, "-r", str(lock)], f"pip installing {lock.name}", start,
-            show=PipProgress(len(lock_packages(lock))))
-    if editable is not None:
-        run([*pip, "--editable", str(editable)], "pip installing course_utils (editable)", start,
-            show=lambda line: "pip: course_utils installed (editable)" if line.startswith("Successfully installed") else None)
+    """Every lock and the editable project in one `pip install --no-deps`."""
+    command = [str(venv_python(venv)), "-m", "pip", "install", "--disable-pip-version-check", "--progress-bar",
+               "off", "--no-deps"]
+    command += [arg for lock in locks for arg in ("-r", str(lock))]
+    command += ["--editable", str(editable)] if editable is not None else []
+    total = sum(len(lock_packages(lock)) for lock in locks) + (editable is not None)
+    run(command, "pip installing", start, show=PipProgress(total))
+
+
+class EnsurePip:
+    """pip put into a new venv (``python -m ensurepip``, what ``python -m venv`` does) in the background, while
+    uv is fetched and installs; :meth:`wait` before pip is needed, and at the end."""
+
+    def __init__(self, venv: Path):
+        self.process = subprocess.Popen([str(venv_python(venv)), "-m", "ensurepip", "--upgrade", "--default-pip"],
+                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+    def wait(self) -> None:
+        if self.process is None:
+            return
+        output, _ = self.process.communicate()
+        code, self.process = self.process.returncode, None
+        if code != 0:
+            raise SystemExit(f"error: the new venv has no pip (`python -m ensurepip` failed: {output.strip()[-500:]}).\n"
+                             "On Debian/Ubuntu install the python3-venv package (`sudo apt install python3-venv`), "
+                             "then `make clean-env` and try again.")
+
+
+class _Ready:
+    def wait(self) -> None:
+        pass
 
 
 def estimate(packages: int, installer: str) -> str:
@@ -178,9 +261,11 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     start = time.monotonic()
     python = venv_python(args.venv)
+    pip = _Ready()
     if not python.exists():
         say(f"Creating the virtual environment {args.venv} (Python {sys.version.split()[0]})")
-        subprocess.run([sys.executable, "-m", "venv", str(args.venv)], check=True)
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(args.venv)], check=True)
+        pip = EnsurePip(args.venv)  # pip, as `python -m venv` puts it, while the rest goes on
     packages = sum(len(lock_packages(lock)) for lock in args.locks)
     names = " + ".join(lock.name for lock in args.locks) + (" + course_utils" if args.editable else "")
     installer = "pip" if args.installer == "pip" else "uv"
@@ -188,7 +273,7 @@ def main(argv=None) -> int:
         f"{estimate(packages, installer)}.")
     if installer == "uv":
         try:
-            install_uv(bootstrap_uv(args.venv, start), args.venv, args.locks, args.editable, start)
+            install_uv(bootstrap_uv(args.venv, start, pip.wait), args.venv, args.locks, args.editable, start)
             installer_used = f"uv {UV_VERSION}"
         except (InstallError, OSError) as err:
             if args.installer == "uv":
@@ -196,11 +281,14 @@ def main(argv=None) -> int:
             first = str(err).splitlines()[0]
             say(f"uv did not work ({first}); installing with pip instead "
                 f"({estimate(packages, 'pip')}).")
+            pip.wait()
             install_pip(args.venv, args.locks, args.editable, start)
             installer_used = "pip"
     else:
+        pip.wait()
         install_pip(args.venv, args.locks, args.editable, start)
         installer_used = "pip"
+    pip.wait()
     say(f"Installed {names} into {args.venv} with {installer_used} in {time.monotonic() - start:.0f} s.")
     return 0
 

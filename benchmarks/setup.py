@@ -1,0 +1,191 @@
+"""First setup, as a new learner meets it: a fresh clone and empty caches to JupyterLab answering /api/status.
+
+Three ways, alternated in one run (same machine, same minutes, same network), REPEATS times each:
+
+* ``before``: `make lab` of the course before the lock was split (REV_BEFORE: pip installs the whole
+  lock, the maintainers' tools included, with --quiet);
+* ``pip``:    today's `make lab` with INSTALLER=pip (the learner's lock only; pip is the fallback);
+* ``uv``:     today's `make lab` (the learner's lock, installed by uv).
+
+Each run: ``git clone`` of this repository into a temporary folder, fresh PIP_CACHE_DIR and
+UV_CACHE_DIR there, then `make lab` with a free port and a token; the clock stops when
+``/api/status`` answers 200. Recorded per run: seconds to "environment ready" (the install) and to
+JupyterLab answering, and the packages installed. The `pip freeze --all` of the ``pip`` and ``uv``
+venvs of the first repeat are compared (they must agree). Goal (issue 14): uv <= 40 % of before.
+
+Results: benchmarks/results/setup.md, with the machine line and the CPU's SIMD level. Takes minutes
+and downloads every package each run: `make bench BENCH_ARGS=--setup` (not part of a plain `make bench`).
+
+    python benchmarks/setup.py [--repeats 2] [--before REV] [--ways before,pip,uv]
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import RESULTS, machine  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+TIMEOUT = 900  # seconds for one setup; a stuck download must not hang the benchmark
+WAYS = ("before", "pip", "uv")
+
+
+def rev_before() -> str:
+    """The commit before requirements-dev.in appeared (the lock not yet split)."""
+    added = subprocess.run(["git", "log", "--diff-filter=A", "--format=%H", "--", "requirements-dev.in"], cwd=ROOT,
+                           check=True, capture_output=True, text=True).stdout.split()
+    if not added:
+        raise SystemExit("requirements-dev.in is not committed yet: pass --before REV")
+    return added[-1] + "^"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def status_ok(port: int, token: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status?token={token}", timeout=2) as response:
+            return response.status == 200
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+def one_setup(way: str, rev: str, work: Path) -> dict:
+    """Clone at `rev` into `work`, `make lab` with empty caches; seconds to the environment and to /api/status."""
+    course = work / "course"
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(course)], check=True)
+    subprocess.run(["git", "-c", "advice.detachedHead=false", "checkout", "-q", rev], cwd=course, check=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("VIRTUAL_ENV", "UV_", "COURSE_INSTALLER"))}
+    env.update(PIP_CACHE_DIR=str(work / "pip-cache"), UV_CACHE_DIR=str(work / "uv-cache"),
+               INSTALLER="pip" if way == "pip" else "auto", PATH=os.environ["PATH"])
+    env.pop("MAKEFLAGS", None)
+    env.pop("MAKELEVEL", None)
+    port, token = free_port(), "setup-benchmark"
+    lab_args = f"--port={port} --ServerApp.token={token} --ServerApp.port_retries=0"
+    log = work / "make-lab.log"
+    start = time.monotonic()
+    with open(log, "w") as out:
+        process = subprocess.Popen(["make", "lab", f"LAB_ARGS={lab_args}", "LAB_BROWSER=--no-browser --allow-root"],
+                                   cwd=course, env=env, stdout=out, stderr=subprocess.STDOUT,
+                                   start_new_session=True)
+        ready = None
+        try:
+            while time.monotonic() - start < TIMEOUT:
+                if ready is None and "Environment ready in" in log.read_text(errors="replace"):
+                    ready = time.monotonic() - start
+                if status_ok(port, token):
+                    break
+                if process.poll() is not None:
+                    raise RuntimeError(f"{way}: make lab exited {process.returncode}:\n"
+                                       + log.read_text(errors="replace")[-3000:])
+                time.sleep(0.2)
+            else:
+                raise RuntimeError(f"{way}: no answer within {TIMEOUT} s")
+            answered = time.monotonic() - start
+        finally:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGTERM)  # the group this benchmark started: make and jupyter
+                try:
+                    process.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    os.killpg(process.pid, signal.SIGKILL)
+                    process.wait()
+    python = course / ".venv" / "bin" / "python"
+    frozen = subprocess.run([str(python), "-m", "pip", "freeze", "--all", "--disable-pip-version-check"],
+                            capture_output=True, text=True, check=True).stdout.splitlines()
+    frozen = sorted((line.replace(str(course), "<clone>") for line in frozen), key=str.lower)
+    used_uv = any((course / ".venv").glob(".uv-*")) and "uv did not work" not in log.read_text(errors="replace")
+    installer = "uv" if used_uv else "pip"
+    return {"way": way, "ready": ready if ready is not None else answered, "answered": answered,
+            "packages": len(frozen), "freeze": frozen, "installer": installer}
+
+
+def median(values):
+    values = sorted(values)
+    mid = len(values) // 2
+    return values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2
+
+
+def report(runs: list[dict], rev: str, repeats: int) -> str:
+    by_way = {way: [r for r in runs if r["way"] == way] for way in WAYS}
+    by_way = {way: rs for way, rs in by_way.items() if rs}
+    med = {way: median([r["answered"] for r in rs]) for way, rs in by_way.items()}
+    lines = [
+        "# First setup: fresh clone, empty caches, to JupyterLab answering /api/status",
+        "",
+        f"Measured {datetime.date.today().isoformat()} by `benchmarks/setup.py` (`make bench BENCH_ARGS=--setup`): "
+        f"{repeats} repeat(s) of each way, alternated in one run. `before` is `make lab` at {rev} (pip installs the "
+        "whole lock, maintainers' tools included); `pip` is today's `make lab INSTALLER=pip` (the learner's lock); "
+        "`uv` is today's `make lab` (the learner's lock through uv, bytecode compiled). Each run: `git clone`, "
+        "fresh PIP_CACHE_DIR and UV_CACHE_DIR, `make lab`; the clock stops when /api/status answers.",
+        "",
+        *machine(),
+        "- network: pip reads this machine's pip.conf (find-links /opt/wheels and two local file:// indexes beside "
+        "PyPI, so pip finds many wheels on local disk); uv reads none of it and downloads everything from PyPI",
+        "",
+        "| way | run | installer | packages (pip freeze --all) | environment ready (s) | JupyterLab answers (s) |",
+        "|---|---|---|---|---|---|",
+    ]
+    for run in runs:
+        lines.append(f"| {run['way']} | {run['repeat']} | {run['installer']} | {run['packages']} | "
+                     f"{run['ready']:.1f} | {run['answered']:.1f} |")
+    lines += ["", "| way | median to JupyterLab (s) | ratio to before |", "|---|---|---|"]
+    for way, value in med.items():
+        ratio = f"{value / med['before']:.2f}" if "before" in med else "-"
+        lines.append(f"| {way} | {value:.1f} | {ratio} |")
+    if "uv" in med and "before" in med:
+        verdict = "met" if med["uv"] <= 0.4 * med["before"] else "NOT met"
+        lines += ["", f"Goal uv <= 0.40 x before: {med['uv'] / med['before']:.2f} ({verdict})."]
+    if "uv" in by_way and "pip" in by_way:
+        a, b = set(by_way["uv"][0]["freeze"]), set(by_way["pip"][0]["freeze"])
+        same = "the same" if a == b else f"DIFFERENT (uv only: {sorted(a - b)}, pip only: {sorted(b - a)})"
+        lines += ["", f"uv and pip installed {same} {len(a)} distributions (`pip freeze --all` of the first repeat)."]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--before", help="the commit of the `before` way (default: before the lock was split)")
+    parser.add_argument("--ways", default=",".join(WAYS), help="comma-separated subset of " + ", ".join(WAYS))
+    args = parser.parse_args(argv)
+    ways = [w for w in args.ways.split(",") if w]
+    before = args.before or rev_before()
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, check=True, capture_output=True,
+                          text=True).stdout.strip()
+    runs = []
+    for repeat in range(1, args.repeats + 1):
+        order = ways if repeat % 2 else ways[::-1]  # alternate: no way always first
+        for way in order:
+            rev = before if way == "before" else head
+            with tempfile.TemporaryDirectory(prefix=f"setup-{way}-") as tmp:
+                result = one_setup(way, rev, Path(tmp))
+            result["repeat"] = repeat
+            runs.append(result)
+            print(f"{way} #{repeat}: environment {result['ready']:.1f} s, JupyterLab {result['answered']:.1f} s "
+                  f"({result['packages']} distributions, {result['installer']})", flush=True)
+    before_label = subprocess.run(["git", "rev-parse", "--short", before], cwd=ROOT, check=True,
+                                  capture_output=True, text=True).stdout.strip()
+    text = report(runs, before_label, args.repeats)
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "setup.md").write_text(text)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
