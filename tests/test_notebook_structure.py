@@ -483,3 +483,86 @@ def test_instructor_guide_schedules_every_notebook_with_its_time_estimate(path):
     assert any(re.search(rf"\|\s*{minutes} min\s*\|", row) for row in rows), (
         f"{GUIDE.relative_to(ROOT)}: the row of `{path.stem}` does not give the notebook's own estimate, "
         f"{minutes} min (update the schedule when a notebook's time changes): {rows}")
+
+
+# --- Myth or fact?: each claim asked first (a MythOrFact widget), its verdict answered right below, folded --------
+
+MYTH_HEADING = re.compile(r"^##\s+\d+\s+·\s+Myth (?:or|vs) fact", re.M)
+CLAIM = re.compile(r'\*\*"([^"]+)"\*\*')
+VERDICT_FOLD = "<details><summary>Verdict (choose first)</summary>"
+
+
+def myth_section(nb):
+    """The cells of the notebook's *Myth or fact?* section (its heading cell to the one before ``## Key points``)."""
+    start = next((n for n, c in enumerate(nb.cells) if c.cell_type == "markdown" and MYTH_HEADING.search(c.source)),
+                 None)
+    if start is None:
+        return []
+    end = next((n for n in range(start + 1, len(nb.cells))
+                if nb.cells[n].cell_type == "markdown" and re.search(r"^##\s", nb.cells[n].source, re.M)),
+               len(nb.cells))
+    return nb.cells[start:end]
+
+
+def myth_problems(nb):
+    """Claims of the *Myth or fact?* section that are not asked before their verdict is shown.
+
+    Every bold quoted claim (``**"..."**``) of the section stands in a verdict cell: a markdown cell that opens with
+    the closed fold ``Verdict (choose first)`` and comes right after a code cell calling ``MythOrFact``; every such
+    code cell is answered by the cell right after it; and the section asks at least once.
+    """
+    cells = myth_section(nb)
+    if not cells:
+        return ["no *Myth or fact?* section"]
+    found = []
+    asked = [n for n, c in enumerate(cells) if c.cell_type == "code" and "MythOrFact(" in c.source]
+    if not asked:
+        found.append("the section asks nothing: no cu.widgets.MythOrFact(...) cell")
+    for n in asked:
+        below = cells[n + 1] if n + 1 < len(cells) else None
+        if below is None or below.cell_type != "markdown" or not below.source.startswith(VERDICT_FOLD):
+            found.append(f"cell {cells[n].get('id')}: its verdict must follow in a markdown cell opening with "
+                         f"{VERDICT_FOLD!r}")
+    for n, cell in enumerate(cells):
+        if cell.cell_type != "markdown" or not CLAIM.search(cell.source):
+            continue
+        answered = cell.source.startswith(VERDICT_FOLD) and n - 1 in asked
+        if not answered:
+            found.append(f"cell {cell.get('id')}: the claim {CLAIM.search(cell.source).group(1)!r} is answered "
+                         "without being asked: put cu.widgets.MythOrFact(...) before it and fold its verdict")
+    return found
+
+
+myth_notebooks = pytest.mark.parametrize(
+    "path", [p for p in SOLVED if p.stem[:2] in {f"{n:02d}" for n in range(1, 8)}],
+    ids=[p.stem for p in SOLVED if p.stem[:2] in {f"{n:02d}" for n in range(1, 8)}])
+
+
+@myth_notebooks
+def test_every_myth_is_asked_before_its_verdict_which_is_folded_right_below(path):
+    problems = myth_problems(read(path))
+    assert not problems, f"{path.name}:\n" + "\n".join(problems)
+
+
+def _notebook_01():
+    return nbformat.reads(nbformat.writes(read(next(p for p in SOLVED if p.stem.startswith("01")))), as_version=4)
+
+
+def test_the_myth_rule_catches_a_verdict_shown_before_the_question():
+    nb = _notebook_01()
+    assert not myth_problems(nb)
+    nb.cells.remove(next(c for c in myth_section(nb) if c.cell_type == "code" and "MythOrFact(" in c.source))
+    assert any("without being asked" in p for p in myth_problems(nb))     # the first verdict now stands unasked
+
+
+def test_the_myth_rule_catches_a_verdict_not_folded():
+    nb = _notebook_01()
+    fold = [c for c in myth_section(nb) if c.cell_type == "markdown" and c.source.startswith(VERDICT_FOLD)][1]
+    fold.source = fold.source.replace(VERDICT_FOLD, "**Verdict**")
+    assert any("its verdict must follow" in p for p in myth_problems(nb))
+
+
+def test_the_myth_rule_catches_a_section_that_asks_nothing():
+    nb = _notebook_01()
+    nb.cells = [c for c in nb.cells if "MythOrFact(" not in c.source]
+    assert any("asks nothing" in p for p in myth_problems(nb))

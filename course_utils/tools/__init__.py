@@ -8,12 +8,14 @@
             library only, runs as a bare script)
 ``inventory_report`` what a room learned: the concept inventory's files summed up, before and after, with the
             normalised gain (``make inventory-report FILES="..."``)
+``myths``    the Myth or fact? verdict cells of solutions/ written from ``lessons.myths`` and checked
+            (``python -m course_utils.tools.myths [--write]``)
 ``doctor``  diagnose this machine's setup (``make doctor``; runs without numpy as a bare script:
             ``python3 course_utils/tools/doctor.py``)
 """
 import importlib
 
-MODULES = ("build", "reset", "update", "html", "hub_link", "inventory_report", "doctor")
+MODULES = ("build", "reset", "update", "html", "hub_link", "inventory_report", "myths", "doctor")
 
 __all__ = list(MODULES)
 

@@ -8,6 +8,7 @@ from course_utils.widgets.heads import HeadsDashboard
 from course_utils.widgets.inventory import ConceptInventory
 from course_utils.widgets.learned import TrainingDashboard
 from course_utils.widgets.masks import MaskBeforeAfterDashboard, MaskExplorerDashboard
+from course_utils.widgets.myths import MythOrFact
 from course_utils.widgets.qkv import ScalingDashboard
 from course_utils.widgets.reading import ValueScaleDashboard
 from course_utils.widgets.row import AttentionRowDashboard
@@ -15,4 +16,4 @@ from course_utils.widgets.scale import OnlineSoftmaxDashboard
 
 __all__ = ["Dashboard", "float_slider", "AttentionRowDashboard", "ScalingDashboard",
            "MaskExplorerDashboard", "MaskBeforeAfterDashboard", "ValueScaleDashboard",
-           "HeadsDashboard", "OnlineSoftmaxDashboard", "TrainingDashboard", "ConceptInventory"]
+           "HeadsDashboard", "OnlineSoftmaxDashboard", "TrainingDashboard", "ConceptInventory", "MythOrFact"]
