@@ -1,16 +1,29 @@
 """Attention benchmark: course_utils against a naive per-query loop and PyTorch's CPU attention.
 
 Same inputs for every implementation: batch 4, 8 heads, head width 64, float32 and float64, T from 64 to
-4096. Time is the median of repeats (fewer at large T); peak memory is tracemalloc's peak for the numpy
-implementations, in a separate, untimed call (tracemalloc cannot see torch's allocator: "n/a").
+4096. The implementations of one (dtype, T) are timed in interleaved rounds (each round calls every one
+once, in turn), so a burst of load from other processes hits all of them alike; time is the median over
+the rounds, and each ratio is also given per round (its median and range). Peak memory is tracemalloc's
+peak for the numpy implementations, in a separate, untimed call (tracemalloc cannot see torch's
+allocator: "n/a").
+
+It prints and writes the goals of issue 14 with "goal met" / "not met":
+- blockwise_attention with its default block sizes <= 1.5x PyTorch's fused scaled_dot_product_attention,
+  float32, T = 1024, 2048, 4096;
+- course_utils scaled_dot_product_attention (which returns the weights too) <= 1.0x PyTorch's unfused
+  softmax(QK^T/sqrt d) V at every T >= 256, float32 and float64;
+and the block-size sweep the default was chosen from (float32, T = 1024, 2048, 4096).
 Writes benchmarks/results/attention.md and attention.png.
 
-    python benchmarks/attention.py [--quick] [--mem-cap-gib 8]
+    python benchmarks/attention.py [--quick] [--mem-cap-gib 8] [--no-sweep]
 """
 import argparse
 import functools
 import math
+import os
+import statistics
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -19,13 +32,21 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _common  # noqa: E402
 
 import course_utils as cu  # noqa: E402
+from course_utils.blockwise import DEFAULT_BLOCK_SIZE  # noqa: E402
 from course_utils.lessons.measure import peak_bytes, time_call  # noqa: E402
 
 B, H, D = 4, 8, 64
 LENGTHS = (64, 128, 256, 512, 1024, 2048, 4096)
 NAIVE_MAX_T = 256  # the per-query Python loop is capped here (B * H * T Python iterations)
-BLOCK = (128, 512)  # blockwise tiles: 128 queries x 512 keys (the fastest of those tried at T = 1024)
 GiB = 2 ** 30
+SDPA = "course_utils sdpa"
+BLOCKWISE = "course_utils blockwise (default {}x{})".format(*DEFAULT_BLOCK_SIZE)
+FUSED, UNFUSED = "torch fused sdpa", "torch unfused"
+BLOCKWISE_GOAL = (1.5, ("float32",), (1024, 2048, 4096))  # (at most x fused, dtypes, lengths)
+SDPA_GOAL = (1.0, ("float32", "float64"), 256)  # (at most x unfused, dtypes, from this T on)
+SWEEP_LENGTHS = (1024, 2048, 4096)
+SWEEP_BLOCKS = ((64, 512), (128, 512), (128, 1024), (256, 512), (256, 1024), (256, 2048), (512, 1024),
+                (512, 2048), (1024, 1024))
 
 
 def naive_loop(q, k, v):
@@ -42,20 +63,19 @@ def naive_loop(q, k, v):
 
 
 def implementations(dtype, t):
-    """name -> (callable building the output, memory of its (B, H, T, T) intermediates in bytes or 0)."""
-    itemsize = np.dtype(dtype).itemsize
-    full = B * H * t * t * itemsize
+    """name -> (callable(q, k, v, tq, tk, tv) building the output, bytes of its (B, H, T, T) arrays at peak)."""
+    full = B * H * t * t * np.dtype(dtype).itemsize
     impls = {
-        "course_utils sdpa": (lambda q, k, v, tq, tk, tv: cu.scaled_dot_product_attention(q, k, v)[0], 3 * full),
-        f"course_utils blockwise {BLOCK[0]}x{BLOCK[1]}": (lambda q, k, v, tq, tk, tv: cu.blockwise_attention(q, k, v, BLOCK), 0),
+        SDPA: (lambda q, k, v, tq, tk, tv: cu.scaled_dot_product_attention(q, k, v)[0], full),
+        BLOCKWISE: (lambda q, k, v, tq, tk, tv: cu.blockwise_attention(q, k, v), 0),
     }
     if t <= NAIVE_MAX_T:
         impls["naive loop"] = (lambda q, k, v, tq, tk, tv: naive_loop(q, k, v), 0)
-    try:
-        import torch
-        import torch.nn.functional as F
-    except ImportError:
+    torch = _torch()
+    if torch is None:
         return impls
+    import torch.nn.functional as F
+
     scale = 1.0 / math.sqrt(D)
 
     def torch_fused(q, k, v, tq, tk, tv):
@@ -66,86 +86,236 @@ def implementations(dtype, t):
         with torch.no_grad():
             return torch.softmax((tq @ tk.transpose(-1, -2)) * scale, dim=-1) @ tv
 
-    impls["torch fused sdpa"] = (torch_fused, 0)
-    impls["torch unfused"] = (torch_unfused, 2 * full)
+    impls[FUSED] = (torch_fused, 0)
+    impls[UNFUSED] = (torch_unfused, 2 * full)
     return impls
 
 
-def repeats_for(t, quick):
-    if quick:
-        return 1
-    return 5 if t <= 512 else 3 if t <= 1024 else 1
-
-
-def run(quick=False, mem_cap=8 * GiB, lengths=LENGTHS):
+def _torch():
     try:
         import torch
     except ImportError:
-        torch = None
+        return None
+    return torch
+
+
+def rounds_for(t, quick):
+    if quick:
+        return 1
+    return 7 if t <= 512 else 5 if t <= 1024 else 3
+
+
+def available_bytes():
+    """MemAvailable from /proc/meminfo (other processes use memory too), or None where unknown."""
+    try:
+        with open("/proc/meminfo", encoding="utf-8") as info:
+            for line in info:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+def interleaved(calls, rounds):
+    """Time ``calls`` (name -> callable) in interleaved rounds: name -> list of seconds, one per round."""
+    times = {name: [] for name in calls}
+    for _ in range(rounds):
+        for name, call in calls.items():
+            start = time.perf_counter()
+            call()
+            times[name].append(time.perf_counter() - start)
+    return times
+
+
+class LoadMeter:
+    """CPU time used by other processes while the benchmark runs: the load caveat, measured."""
+
+    def __init__(self):
+        self.start = self._read()
+
+    @staticmethod
+    def _read():
+        try:
+            with open("/proc/stat", encoding="utf-8") as stat:
+                fields = [int(x) for x in stat.readline().split()[1:]]
+            busy = sum(fields) - fields[3] - fields[4]  # all but idle and iowait, in clock ticks
+            ticks = os.sysconf("SC_CLK_TCK")
+        except (OSError, ValueError, IndexError):
+            return None
+        own = os.times()
+        return time.monotonic(), busy / ticks, own.user + own.system
+
+    def cores_used_by_others(self):
+        """Average number of cores kept busy by other processes since the start (None where unknown)."""
+        now = self._read()
+        if now is None or self.start is None:
+            return None
+        wall = now[0] - self.start[0]
+        return max(0.0, ((now[1] - self.start[1]) - (now[2] - self.start[2])) / wall) if wall > 0 else None
+
+
+def run(quick=False, mem_cap=8 * GiB, lengths=LENGTHS):
+    torch = _torch()
     rng = np.random.default_rng(0)
-    results = []  # dicts: dtype, T, impl, median, p95, peak (bytes or None), note
+    results = []  # dicts: dtype, T, impl, times (list, s), median, peak (bytes or None), note
     for dtype in ("float32", "float64"):
         for t in lengths:
             q, k, v = rng.normal(size=(3, B, H, t, D)).astype(dtype)  # (B, H, T, D) each
             tq, tk, tv = (torch.from_numpy(x) for x in (q, k, v)) if torch is not None else (None,) * 3
+            calls, rows = {}, {}
             reference = None
             for name, (fn, intermediates) in implementations(dtype, t).items():
-                row = {"dtype": dtype, "T": t, "impl": name, "median": None, "p95": None, "peak": None, "note": ""}
-                if intermediates > mem_cap:
-                    row["note"] = f"skipped: needs about {intermediates / GiB:.1f} GiB (cap {mem_cap / GiB:.0f} GiB)"
-                    results.append(row)
-                    print(f"{dtype} T={t:>5} {name:<34} {row['note']}", flush=True)
+                row = {"dtype": dtype, "T": t, "impl": name, "times": [], "median": None, "peak": None, "note": ""}
+                rows[name] = row
+                results.append(row)
+                free = available_bytes()
+                if intermediates > mem_cap or (free is not None and intermediates > 0.8 * free):
+                    row["note"] = (f"skipped: needs about {intermediates / GiB:.1f} GiB (cap {mem_cap / GiB:.0f} GiB, "
+                                   f"available {free / GiB if free else float('nan'):.1f} GiB)")
+                    print(f"{dtype} T={t:>5} {name:<40} {row['note']}", flush=True)
                     continue
+
                 call = functools.partial(fn, q, k, v, tq, tk, tv)
-                out = np.asarray(call())
+                out = np.asarray(call())  # also the warm-up call
                 if reference is None:
                     reference = out
                 tol = 1e-3 if dtype == "float32" else 1e-9
                 if not np.allclose(out, reference, rtol=tol, atol=tol):
-                    row["note"] = "OUTPUT DIFFERS from course_utils sdpa"
-                repeats = repeats_for(t, quick)
-                if t <= 1024 and not quick:
-                    row["median"], row["p95"] = time_call(call, repeats)
-                else:  # large T: the check call above was the warm-up
-                    row["median"], row["p95"] = time_call(call, repeats, warmup=False)
+                    row["note"] = f"OUTPUT DIFFERS from {SDPA}"
+                del out
+                calls[name] = call
+            for name, seconds in interleaved(calls, rounds_for(t, quick)).items():
+                row = rows[name]
+                row["times"], row["median"] = seconds, statistics.median(seconds)
                 if not name.startswith("torch"):
-                    row["peak"] = peak_bytes(call)
-                results.append(row)
+                    row["peak"] = peak_bytes(calls[name])
                 peak = f"{row['peak'] / 2**20:9.1f} MiB" if row["peak"] is not None else "      n/a"
-                print(f"{dtype} T={t:>5} {name:<34} {row['median'] * 1000:10.1f} ms  peak {peak} {row['note']}", flush=True)
-            del q, k, v, tq, tk, tv, reference
+                print(f"{dtype} T={t:>5} {name:<40} {row['median'] * 1000:10.1f} ms  peak {peak} {row['note']}",
+                      flush=True)
+            del q, k, v, tq, tk, tv, reference, calls
     return results
 
 
+def sweep(quick=False, lengths=SWEEP_LENGTHS, blocks=SWEEP_BLOCKS):
+    """blockwise_attention at each block size against torch's fused kernel, float32, interleaved rounds.
+
+    Returns a list of dicts: T, block (pair or "fused"), times (s, one per round).
+    """
+    torch = _torch()
+    rng = np.random.default_rng(2)
+    out = []
+    for t in lengths:
+        q, k, v = rng.normal(size=(3, B, H, t, D)).astype(np.float32)  # (B, H, T, D) each
+        calls = {block: functools.partial(cu.blockwise_attention, q, k, v, block) for block in blocks}
+        if torch is not None:
+            fused = implementations("float32", t)[FUSED][0]
+            calls = {"fused": functools.partial(fused, q, k, v, *(torch.from_numpy(x) for x in (q, k, v))),
+                     **calls}
+        for call in calls.values():  # warm-up
+            call()
+        rounds = 1 if quick else 3
+        for block, seconds in interleaved(calls, rounds).items():
+            out.append({"T": t, "block": block, "times": seconds})
+            label = block if block == "fused" else f"{block[0]}x{block[1]}"
+            print(f"sweep float32 T={t:>5} {label:<10} {statistics.median(seconds) * 1000:9.1f} ms", flush=True)
+    return out
+
+
 def blockwise_16k():
-    """Peak memory (tracemalloc) of blockwise attention at T = 16384, one head of width 64, float64."""
+    """Peak memory (tracemalloc) and time of blockwise attention (default blocks) at T = 16384, one head,
+    width 64, float64."""
     rng = np.random.default_rng(1)
     q, k, v = rng.normal(size=(3, 1, 1, 16384, D))  # (1, 1, T, D) each: 8 MiB each
-    seconds, _ = time_call(lambda: cu.blockwise_attention(q, k, v, BLOCK), repeats=1, warmup=False)
-    return peak_bytes(lambda: cu.blockwise_attention(q, k, v, BLOCK)), seconds
+    seconds, _ = time_call(lambda: cu.blockwise_attention(q, k, v), repeats=1, warmup=False)
+    return peak_bytes(lambda: cu.blockwise_attention(q, k, v)), seconds
 
 
-def report(results, peak_16k, seconds_16k, path_md, path_png):
+def _ratio(a, b):
+    """(ratio of the medians, median of the per-round ratios, smallest, largest) or None."""
+    if not (a and b and a["median"] and b["median"]):
+        return None
+    per_round = [x / y for x, y in zip(a["times"], b["times"])]
+    return a["median"] / b["median"], statistics.median(per_round), min(per_round), max(per_round)
+
+
+def _fmt(r):
+    return "-" if r is None else f"{r[0]:.2f}"
+
+
+def goal_rows(results):
+    """The two goals of issue 14 as table rows: [goal, dtype, T, ours ms, torch ms, ratio, per round, verdict]."""
+    by = {(r["dtype"], r["T"], r["impl"]): r for r in results}
+    rows = []
+    limit, dtypes, lengths = BLOCKWISE_GOAL
+    for dtype in dtypes:
+        for t in lengths:
+            rows.append(_goal_row(f"blockwise (default) / fused <= {limit}", limit, dtype, t,
+                                  by.get((dtype, t, BLOCKWISE)), by.get((dtype, t, FUSED))))
+    limit, dtypes, t_min = SDPA_GOAL
+    for dtype in dtypes:
+        for t in sorted({r["T"] for r in results if r["T"] >= t_min}):
+            rows.append(_goal_row(f"sdpa (with weights) / unfused <= {limit}", limit, dtype, t,
+                                  by.get((dtype, t, SDPA)), by.get((dtype, t, UNFUSED))))
+    return rows
+
+
+def _goal_row(goal, limit, dtype, t, ours, theirs):
+    r = _ratio(ours, theirs)
+    ms = ["-" if x is None or x["median"] is None else f"{x['median'] * 1000:.1f}" for x in (ours, theirs)]
+    if r is None:
+        note = (ours or {}).get("note") or (theirs or {}).get("note") or "not measured"
+        return [goal, dtype, t, *ms, "-", "-", f"not measured ({note})"]
+    verdict = "goal met" if r[0] <= limit else "not met"
+    return [goal, dtype, t, *ms, f"{r[0]:.2f}", f"{r[1]:.2f} ({r[2]:.2f}-{r[3]:.2f})", verdict]
+
+
+def sweep_rows(sweep_results):
+    """Per block size: ms and x fused at each T, and the geometric mean of the ratios; the best marked."""
+    lengths = sorted({r["T"] for r in sweep_results})
+    blocks = list(dict.fromkeys(r["block"] for r in sweep_results if r["block"] != "fused"))
+    med = {(r["T"], r["block"]): statistics.median(r["times"]) for r in sweep_results}
+    have_fused = all((t, "fused") in med for t in lengths)
+    table = []
+    for block in blocks:
+        cells = [f"{block[0]} x {block[1]}"]
+        ratios = []
+        for t in lengths:
+            ms = med[(t, block)] * 1000
+            if have_fused:
+                ratios.append(med[(t, block)] / med[(t, "fused")])
+                cells.append(f"{ms:.0f} ({ratios[-1]:.2f})")
+            else:
+                cells.append(f"{ms:.0f}")
+        geo = math.exp(statistics.mean(math.log(x) for x in ratios)) if ratios else None
+        cells.append("-" if geo is None else f"{geo:.2f}")
+        table.append((geo if geo is not None else med[(lengths[-1], block)], block, cells))
+    best = min(table)[1] if table else None
+    rows = [cells + ["fastest" if block == best else ("default" if block == DEFAULT_BLOCK_SIZE else "")]
+            for _, block, cells in table]
+    for row, (_, block, _) in zip(rows, table):
+        if block == DEFAULT_BLOCK_SIZE and block == best:
+            row[-1] = "fastest, default"
+    fused_row = ["torch fused sdpa"] + [f"{med[(t, 'fused')] * 1000:.0f}" for t in lengths if have_fused] + ["1.00", ""]
+    header = ["block_q x block_k"] + [f"T = {t}: ms (x fused)" for t in lengths] + ["geometric mean x fused", ""]
+    return header, ([fused_row] if have_fused else []) + rows, best
+
+
+def report(results, sweep_results, peak_16k, seconds_16k, load, path_md, path_png):
     by = {(r["dtype"], r["T"], r["impl"]): r for r in results}
     impls = list(dict.fromkeys(r["impl"] for r in results))
-    header = ["dtype", "T"] + [f"{name} (ms)" for name in impls] + ["x fused (course_utils sdpa / blockwise)",
-                                                                    "x unfused (blockwise)"]
+    header = ["dtype", "T"] + [f"{name} (ms)" for name in impls] + [
+        "x fused (sdpa / blockwise)", "x unfused (sdpa / blockwise)"]
     rows = []
     for (dtype, t) in dict.fromkeys((r["dtype"], r["T"]) for r in results):
         cells = [dtype, t]
         for name in impls:
             r = by.get((dtype, t, name))
             cells.append("-" if r is None else (r["note"] or "-") if r["median"] is None else f"{r['median'] * 1000:.1f}")
-        fused = by.get((dtype, t, "torch fused sdpa"))
-        unfused = by.get((dtype, t, "torch unfused"))
-        sdpa = by.get((dtype, t, "course_utils sdpa"))
-        block = by.get((dtype, t, f"course_utils blockwise {BLOCK[0]}x{BLOCK[1]}"))
-
-        def ratio(a, b):
-            return f"{a['median'] / b['median']:.2f}" if a and b and a["median"] and b["median"] else "-"
-
-        cells.append(f"{ratio(sdpa, fused)} / {ratio(block, fused)}")
-        cells.append(ratio(block, unfused))
+        sdpa, block = by.get((dtype, t, SDPA)), by.get((dtype, t, BLOCKWISE))
+        fused, unfused = by.get((dtype, t, FUSED)), by.get((dtype, t, UNFUSED))
+        cells.append(f"{_fmt(_ratio(sdpa, fused))} / {_fmt(_ratio(block, fused))}")
+        cells.append(f"{_fmt(_ratio(sdpa, unfused))} / {_fmt(_ratio(block, unfused))}")
         rows.append(cells)
     mem_header = ["dtype", "T"] + [f"{name} peak (MiB)" for name in impls if not name.startswith("torch")]
     mem_rows = []
@@ -157,31 +327,63 @@ def report(results, peak_16k, seconds_16k, path_md, path_png):
             r = by.get((dtype, t, name))
             cells.append("-" if r is None or r["peak"] is None else f"{r['peak'] / 2**20:.1f}")
         mem_rows.append(cells)
+    goals = goal_rows(results)
+    goal_header = ["goal", "dtype", "T", "course_utils (ms)", "torch (ms)", "ratio of medians",
+                   "per round: median (range)", "verdict"]
     lines = [
         "# Attention benchmark",
         "",
         f"Inputs: batch {B}, {H} heads, head width {D}; q, k, v of shape (B, H, T, {D}), same for every implementation.",
-        "Time: median wall time of the repeats (5 up to T = 512, 3 up to 1024, 1 above; one warm-up call first).",
+        "Time: the implementations of one (dtype, T) run in interleaved rounds (each round calls each once; "
+        "7 rounds up to T = 512, 5 up to 1024, 3 above; one warm-up call first); the time is the median "
+        "over the rounds.",
         "Ratios: time / time of PyTorch's fused `scaled_dot_product_attention` (or of unfused "
         "`softmax(QK^T/sqrt d) V` in PyTorch), measured in the same run. Below 1 = faster than PyTorch.",
-        f"The naive per-query Python loop runs only up to T = {NAIVE_MAX_T}.",
+        f"The naive per-query Python loop runs only up to T = {NAIVE_MAX_T}. "
+        f"blockwise runs with its default block sizes, {DEFAULT_BLOCK_SIZE[0]} x {DEFAULT_BLOCK_SIZE[1]} "
+        "(`course_utils.blockwise.DEFAULT_BLOCK_SIZE`, chosen from the sweep below).",
         "",
         "## Machine",
         *_common.machine(),
+        f"- load: {load}",
+        "",
+        "**Load caveat.** Other processes share these 2 cores. OpenBLAS splits each matrix product over its "
+        "threads and waits for all of them, so when another process holds a core, every one of numpy's "
+        "many small products waits for it; PyTorch's kernels split the work once per call and suffer far "
+        "less. Under load the numpy columns (blockwise most, with its many tiles) can be several times "
+        "slower while torch's barely move: read the ratios together with the load line above, and rerun "
+        "on a quiet machine before drawing conclusions.",
+        "",
+        "## Goals (issue 14)",
+        _common.markdown_table(goal_header, goals),
         "",
         "## Time (ms)",
         _common.markdown_table(header, rows),
         "",
+    ]
+    if sweep_results:
+        s_header, s_rows, best = sweep_rows(sweep_results)
+        lines += [
+            "## Block-size sweep (blockwise_attention, float32)",
+            f"Median of interleaved rounds; in brackets x torch's fused kernel in the same rounds. "
+            f"Fastest here (geometric mean over T): {best[0]} x {best[1]}; the default is "
+            f"{DEFAULT_BLOCK_SIZE[0]} x {DEFAULT_BLOCK_SIZE[1]}.",
+            _common.markdown_table(s_header, s_rows),
+            "",
+        ]
+    lines += [
         "## Peak memory (tracemalloc, numpy implementations; torch's allocator is invisible to it)",
         _common.markdown_table(mem_header, mem_rows),
         "",
-        f"Blockwise attention at T = 16384 (one head, width {D}, float64, tiles {BLOCK[0]} x {BLOCK[1]}): "
-        f"peak {peak_16k / 2**20:.1f} MiB ({'under' if peak_16k < GiB else 'OVER'} 1 GiB), {seconds_16k:.1f} s. "
+        f"Blockwise attention at T = 16384 (one head, width {D}, float64, default blocks "
+        f"{DEFAULT_BLOCK_SIZE[0]} x {DEFAULT_BLOCK_SIZE[1]}): peak {peak_16k / 2**20:.1f} MiB "
+        f"({'under' if peak_16k < GiB else 'OVER'} 1 GiB), {seconds_16k:.1f} s. "
         "The full scores matrix alone would take 2048 MiB.",
         "",
     ]
     path_md.write_text("\n".join(lines), encoding="utf-8")
     _plot(results, impls, path_png)
+    return goals
 
 
 def _plot(results, impls, path_png):
@@ -210,16 +412,29 @@ def _plot(results, impls, path_png):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="one repeat, T up to 1024 (a smoke run)")
+    parser.add_argument("--quick", action="store_true", help="one round, T up to 1024, sweep at T = 1024 (a smoke run)")
     parser.add_argument("--mem-cap-gib", type=float, default=8.0,
-                        help="skip an implementation whose (B, H, T, T) intermediates exceed this (default 8)")
+                        help="skip an implementation whose (B, H, T, T) arrays exceed this (default 8)")
+    parser.add_argument("--no-sweep", action="store_true", help="skip the block-size sweep")
     args = parser.parse_args(argv)
     _common.RESULTS.mkdir(parents=True, exist_ok=True)
+    meter = LoadMeter()
+    load_before = os.getloadavg()
     lengths = tuple(t for t in LENGTHS if t <= 1024) if args.quick else LENGTHS
     results = run(quick=args.quick, mem_cap=args.mem_cap_gib * GiB, lengths=lengths)
+    sweep_results = [] if args.no_sweep else sweep(
+        quick=args.quick, lengths=(1024,) if args.quick else SWEEP_LENGTHS)
     peak_16k, seconds_16k = blockwise_16k()
     print(f"blockwise T=16384 one head: peak {peak_16k / 2**20:.1f} MiB, {seconds_16k:.1f} s")
-    report(results, peak_16k, seconds_16k, _common.RESULTS / "attention.md", _common.RESULTS / "attention.png")
+    others = meter.cores_used_by_others()
+    load = (f"1-minute load average {load_before[0]:.1f} at the start, {os.getloadavg()[0]:.1f} at the end; "
+            + ("other processes kept about {:.2f} of the {} cores busy during the run (/proc/stat)".format(
+                others, os.cpu_count()) if others is not None else "CPU use of other processes unknown"))
+    print(load)
+    goals = report(results, sweep_results, peak_16k, seconds_16k, load,
+                   _common.RESULTS / "attention.md", _common.RESULTS / "attention.png")
+    for goal, dtype, t, _, _, ratio, per_round, verdict in goals:
+        print(f"{goal:<40} {dtype} T={t:>5}: {ratio:>5} ({per_round})  {verdict}")
     print(f"wrote {_common.RESULTS / 'attention.md'} and attention.png")
 
 

@@ -103,21 +103,62 @@ def scaled_dot_product_attention(q, k, v, mask=None, *, scale=None):
         mask = as_mask(mask, lead + (t_q, t_k))
     scale = as_scale(scale, d_k)  # a Python float, so float32 inputs stay float32
 
+    # The scale multiplies q (T_q x d_k numbers) instead of the scores (T_q x T_k): the same scores.
     with np.errstate(over="ignore", invalid="ignore"):
-        scores = (q @ np.swapaxes(k, -1, -2)) * scale  # (..., T_q, d_k) @ (..., d_k, T_k) -> (..., T_q, T_k)
-    if not np.isfinite(scores).all():
+        q_scaled = q * scale  # (..., T_q, d_k)
+        scores = q_scaled @ np.swapaxes(k, -1, -2)  # (..., T_q, d_k) @ (..., d_k, T_k) -> (..., T_q, T_k)
+    # A cheap bound says when the scores cannot overflow; only otherwise are all of them checked.
+    if not scores_cannot_overflow(q, k, scale, scores.dtype) and not np.isfinite(scores).all():
         raise ValueError(
             f"the scores q @ k^T * scale overflowed (largest |q| = {np.abs(q).max():.3g}, "
             f"|k| = {np.abs(k).max():.3g}, scale = {scale:.3g}); rescale q and k"
         )
     if mask is not None:
+        # In place when the mask fits the scores' shape and dtype; a mask that adds leading dims or a
+        # float64 bias on float32 scores gives a new, larger array, as numpy's broadcasting would.
+        in_place = (np.broadcast_shapes(scores.shape, mask.shape) == scores.shape
+                    and np.result_type(scores, mask) == scores.dtype)
         if mask.dtype == np.bool_:
-            scores = np.where(mask, scores, -np.inf)  # (..., T_q, T_k): False -> -inf
+            if in_place:
+                np.copyto(scores, -np.inf, where=~mask)  # (..., T_q, T_k): False -> -inf
+            else:
+                scores = np.where(mask, scores, -np.inf)  # (..., T_q, T_k): False -> -inf
         else:
             with np.errstate(over="ignore"):
-                scores = scores + mask  # (..., T_q, T_k)
+                if in_place:
+                    scores += mask  # (..., T_q, T_k)
+                else:
+                    scores = scores + mask  # (..., T_q, T_k)
             if np.isposinf(scores).any():
                 raise ValueError("scores + mask overflowed to +inf; the float mask is too large")
-    weights = softmax_unchecked(scores, -1)  # (..., T_q, T_k); empty rows -> zeros
+    # The scores are ours and not needed after: the softmax overwrites them with the weights.
+    weights = softmax_unchecked(scores, -1, overwrite=True)  # (..., T_q, T_k); empty rows -> zeros
     output = weights @ v  # (..., T_q, T_k) @ (..., T_k, d_v) -> (..., T_q, d_v)
     return output, weights
+
+
+def scores_cannot_overflow(q, k, scale, dtype):
+    """Whether no score ``(q @ k^T) * scale`` can overflow in ``dtype``: a bound, not a pass over the scores.
+
+    Every score, and every partial sum of its dot product, is at most
+    ``d_k * max|q| * max|k| * |scale|`` in size. When that bound (worked out in Python floats) is
+    below half the largest number of ``dtype``, no score can be inf or NaN and the check over all
+    T_q x T_k scores can be skipped; otherwise (huge inputs) the caller checks the scores themselves.
+
+    Parameters
+    ----------
+    q : ndarray, shape (..., T_q, d_k)
+    k : ndarray, shape (..., T_k, d_k)
+    scale : float
+    dtype : numpy dtype
+        The dtype the scores are computed in.
+
+    Returns
+    -------
+    bool
+        True: the scores cannot overflow. False: they might (check them).
+    """
+    if q.size == 0 or k.size == 0:
+        return True
+    bound = q.shape[-1] * float(np.abs(q).max()) * float(np.abs(k).max()) * abs(scale)  # inf if huge
+    return bound < float(np.finfo(dtype).max) / 2

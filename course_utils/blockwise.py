@@ -18,8 +18,15 @@ import numbers
 import numpy as np
 
 from course_utils._validate import as_mask, as_scale, check_qkv
+from course_utils.attention import scores_cannot_overflow
 
-__all__ = ["blockwise_attention", "online_softmax_update"]
+__all__ = ["blockwise_attention", "online_softmax_update", "DEFAULT_BLOCK_SIZE"]
+
+#: (block_q, block_k) used when blockwise_attention is given no block_size: the fastest pair of a
+#: measured sweep (float32, batch 4, 8 heads, width 64, T = 1024 to 4096; `python
+#: benchmarks/attention.py`, table in benchmarks/results/attention.md). A tile then holds at most
+#: block_q x block_k scores per head, whatever T is.
+DEFAULT_BLOCK_SIZE = (256, 1024)
 
 
 def _block_sizes(block_size):
@@ -78,7 +85,7 @@ def online_softmax_update(m, l, o, scores_block, v_block):
     return m_new, l_new, o_new
 
 
-def blockwise_attention(q, k, v, block_size, mask=None, *, scale=None):
+def blockwise_attention(q, k, v, block_size=None, mask=None, *, scale=None):
     """Exact scaled dot-product attention, computed block by block with an online softmax.
 
     Same result as ``scaled_dot_product_attention(q, k, v, mask)[0]`` (up to rounding), but the
@@ -90,8 +97,10 @@ def blockwise_attention(q, k, v, block_size, mask=None, *, scale=None):
     q : array_like, shape (..., T_q, d_k)
     k : array_like, shape (..., T_k, d_k)
     v : array_like, shape (..., T_k, d_v)
-    block_size : int or (int, int)
+    block_size : int or (int, int), optional
         Rows per block: one int for both, or ``(block_q, block_k)``. Need not divide T.
+        Default ``DEFAULT_BLOCK_SIZE`` = (256, 1024), the fastest of a measured sweep (blocks
+        larger than T shrink to T).
     mask : array_like, optional, broadcastable to (..., T_q, T_k)
         Boolean (True = may attend) or floating (added to the scores), exactly as in
         ``scaled_dot_product_attention``.
@@ -112,6 +121,19 @@ def blockwise_attention(q, k, v, block_size, mask=None, *, scale=None):
     TypeError
         As ``scaled_dot_product_attention``, or if block_size is not an int or a pair of ints.
 
+    Notes
+    -----
+    The loop is the one of the module docstring: for each block of queries, for each block of
+    keys, one tile of scores, then ``online_softmax_update`` (written out in place). Four things
+    make it fast without changing what it computes (each measured, benchmarks/attention.py):
+
+    - every tile, and m, l, o, live in buffers made once and reused (no new array per tile);
+    - the scale multiplies each key block as it is copied, transposed, into its buffer (the
+      BLAS multiplies q by a contiguous k^T faster than by a transposed view), not every tile;
+    - o is kept transposed, (..., d_v, block_q), and updated by ``v^T @ p^T`` (the same numbers
+      as ``p @ v``; this product shape is the faster one for the BLAS);
+    - the overflow check runs per tile only when a cheap bound says the scores might overflow.
+
     Examples
     --------
     >>> import numpy as np
@@ -120,44 +142,66 @@ def blockwise_attention(q, k, v, block_size, mask=None, *, scale=None):
     >>> from course_utils.attention import scaled_dot_product_attention
     >>> bool(np.allclose(blockwise_attention(q, k, v, 3), scaled_dot_product_attention(q, k, v)[0]))
     True
+    >>> bool(np.allclose(blockwise_attention(q, k, v), scaled_dot_product_attention(q, k, v)[0]))
+    True
     """
     q, k, v, lead = check_qkv(q, k, v)
     d_k = q.shape[-1]
-    block_q, block_k = _block_sizes(block_size)
-    t_q, t_k, d_v = q.shape[-2], k.shape[-2], v.shape[-1]
+    block_q, block_k = _block_sizes(DEFAULT_BLOCK_SIZE if block_size is None else block_size)
+    t_q, t_k = q.shape[-2], k.shape[-2]
     if mask is not None:
         mask = as_mask(mask, lead + (t_q, t_k))
         lead = tuple(np.broadcast_shapes(mask.shape, lead + (t_q, t_k))[:-2])  # a mask may add dims
     scale = as_scale(scale, d_k)  # a Python float, so float32 inputs stay float32
+    return _blockwise_unchecked(q, k, v, lead, block_q, block_k, mask, scale)
 
+
+def _blockwise_unchecked(q, k, v, lead, block_q, block_k, mask, scale):
+    """blockwise_attention on validated inputs: ``lead`` is the broadcast leading shape of q, k, v
+    and the mask; mask is None or an ndarray as ``as_mask`` returns it; scale a Python float."""
+    t_q, t_k, d_v = q.shape[-2], k.shape[-2], v.shape[-1]
     out_dtype = np.result_type(q, k, v)
     if mask is not None and mask.dtype.kind == "f":
         out_dtype = np.result_type(out_dtype, mask.dtype)
     # float16 tops out at 65,504: its running sum l would overflow after that many keys. Work in
     # float32 then (the output is cast back at the end).
-    dtype = np.float32 if out_dtype == np.float16 else out_dtype
-    if dtype != out_dtype:
-        q, k, v = q.astype(dtype), k.astype(dtype), v.astype(dtype)
-    output = np.zeros(lead + (t_q, d_v), dtype=dtype)  # (..., T_q, d_v)
+    dtype = np.dtype(np.float32) if out_dtype == np.float16 else out_dtype
+    output = np.empty(lead + (t_q, d_v), dtype=dtype)  # (..., T_q, d_v)
+    if t_q == 0 or d_v == 0:
+        return output.astype(out_dtype, copy=False)
+    if t_k == 0:  # no key at all: every row has no permitted key
+        return np.zeros(lead + (t_q, d_v), dtype=out_dtype)
+    q, k, v = (x.astype(dtype, copy=False) for x in (q, k, v))  # float16 -> float32; else no copy
+    check_tiles = not scores_cannot_overflow(q, k, scale, dtype)  # huge inputs: check every tile
     if mask is not None:
         mask = mask.reshape((1,) * (2 - mask.ndim) + mask.shape)  # at least (..., T_q or 1, T_k or 1)
         rows = (lambda a, b: slice(None)) if mask.shape[-2] == 1 else slice
         cols = (lambda a, b: slice(None)) if mask.shape[-1] == 1 else slice
-    k_t = np.swapaxes(k, -1, -2)  # (..., d_k, T_k): a view, no copy
+
+    block_q, block_k = min(block_q, t_q), min(block_k, t_k)
+    # Buffers made once and reused for every tile; a block at the end of T uses their first rows.
+    s_buf = np.empty(lead + (block_q, block_k), dtype=dtype)  # one tile of scores, then of exp(...)
+    k_buf = np.empty(k.shape[:-2] + (q.shape[-1], block_k), dtype=dtype)  # scale * (key block)^T
+    o_buf = np.empty(lead + (d_v, block_q), dtype=dtype)  # running o, transposed: (d_v, bq) per head
+    add_buf = np.empty_like(o_buf)  # this tile's v^T p^T
+    m_buf = np.empty(lead + (block_q,), dtype=dtype)  # running maximum of each query row
+    l_buf, m_new_buf, alpha_buf = np.empty_like(m_buf), np.empty_like(m_buf), np.empty_like(m_buf)
+    v_t = np.swapaxes(v, -1, -2)  # (..., d_v, T_k): a view
     for i0 in range(0, t_q, block_q):
         i1 = min(i0 + block_q, t_q)
-        q_blk = q[..., i0:i1, :]  # (..., bq, d_k)
-        m = np.full(lead + (i1 - i0, 1), -np.inf, dtype=dtype)  # (..., bq, 1) running maximum
-        l = np.zeros(lead + (i1 - i0, 1), dtype=dtype)  # (..., bq, 1) running normaliser
-        o = np.zeros(lead + (i1 - i0, d_v), dtype=dtype)  # (..., bq, d_v) running output
+        bq = i1 - i0
+        m, l, o_t = m_buf[..., :bq], l_buf[..., :bq], o_buf[..., :bq]  # (..., bq), (..., bq), (..., d_v, bq)
+        m.fill(-np.inf)  # nothing seen yet
+        l.fill(0)
+        o_t.fill(0)
         for j0 in range(0, t_k, block_k):
             j1 = min(j0 + block_k, t_k)
+            s = s_buf[..., :bq, :j1 - j0]  # (..., bq, bk)
+            k_t = k_buf[..., :j1 - j0]  # (..., d_k, bk)
             with np.errstate(over="ignore", invalid="ignore"):
-                s = q_blk @ k_t[..., j0:j1]  # (..., bq, d_k) @ (..., d_k, bk) -> (..., bq, bk)
-                s *= scale  # in place: float32 stays float32
-                block_max = np.max(s, axis=-1, keepdims=True)  # (..., bq, 1)
-            # NaN and +inf show in the row maxima, -inf in the smallest entry: two cheap reductions
-            if not (np.isfinite(block_max).all() and np.isfinite(np.min(s))):
+                np.multiply(np.swapaxes(k[..., j0:j1, :], -1, -2), scale, out=k_t)  # the scale, in the copy
+                np.matmul(q[..., i0:i1, :], k_t, out=s)  # (..., bq, d_k) @ (..., d_k, bk) -> (..., bq, bk)
+            if check_tiles and not np.isfinite(s).all():
                 raise ValueError(
                     f"the scores q @ k^T * scale overflowed (largest |q| = {np.abs(q).max():.3g}, "
                     f"|k| = {np.abs(k).max():.3g}, scale = {scale:.3g}); rescale q and k"
@@ -165,30 +209,34 @@ def blockwise_attention(q, k, v, block_size, mask=None, *, scale=None):
             if mask is not None:
                 tile = mask[..., rows(i0, i1), cols(j0, j1)]  # broadcastable to (..., bq, bk)
                 if mask.dtype == np.bool_:
-                    s = np.where(tile, s, -np.inf).astype(dtype, copy=False)  # False -> -inf
+                    np.copyto(s, -np.inf, where=~tile)  # False -> -inf
                 else:
                     with np.errstate(over="ignore"):
-                        s = (s + tile).astype(dtype, copy=False)
+                        s += tile  # a float bias (its dtype is no wider than s's)
                     if np.isposinf(s).any():
                         raise ValueError("scores + mask overflowed to +inf; the float mask is too large")
-                block_max = np.max(s, axis=-1, keepdims=True)  # (..., bq, 1), -inf for a fully masked row
-            if s.shape[:-1] != m.shape[:-1]:  # v or the mask adds leading dims
-                s = np.broadcast_to(s, m.shape[:-1] + s.shape[-1:]).copy()
             # The online softmax update (as online_softmax_update, but in place on this tile):
-            m_new = np.maximum(m, block_max)  # (..., bq, 1) running maximum
+            m_new = m_new_buf[..., :bq]
+            np.max(s, axis=-1, out=m_new)  # (..., bq): this tile's row maxima
+            np.maximum(m, m_new, out=m_new)  # (..., bq): the running maximum
             shift = m_new
-            if np.isneginf(m_new).any():  # no permitted key yet in some rows: shift them by 0
+            if mask is not None and np.isneginf(m_new).any():  # no permitted key yet: shift by 0
                 shift = np.where(np.isneginf(m_new), 0.0, m_new).astype(dtype, copy=False)
-            with np.errstate(under="ignore", over="ignore"):
-                alpha = np.exp(m - shift)  # (..., bq, 1): exp(m_old - m_new) rescales l and o
-                s -= shift
-                np.exp(s, out=s)  # (..., bq, bk): this tile's unnormalised weights
+            alpha = alpha_buf[..., :bq]
+            with np.errstate(under="ignore", over="ignore", invalid="ignore"):
+                np.subtract(m, shift, out=alpha)
+                np.exp(alpha, out=alpha)  # (..., bq): exp(m_old - m_new) rescales l and o; exp(-inf) = 0
+                np.subtract(s, shift[..., None], out=s)
+                np.exp(s, out=s)  # (..., bq, bk): this tile's unnormalised weights p
+            m[...] = m_new
             l *= alpha
-            l += np.sum(s, axis=-1, keepdims=True)  # (..., bq, 1)
-            o *= alpha
-            o += s @ v[..., j0:j1, :]  # (..., bq, bk) @ (..., bk, d_v) -> (..., bq, d_v)
-            m = m_new
-            del s  # free this tile now: otherwise it lives on while the next one is computed (two tiles at once)
+            l += np.sum(s, axis=-1)  # (..., bq)
+            o_t *= alpha[..., None, :]  # (..., d_v, bq)
+            add = add_buf[..., :bq]
+            np.matmul(v_t[..., j0:j1], np.swapaxes(s, -1, -2), out=add)  # (..., d_v, bk) @ (..., bk, bq)
+            o_t += add  # o^T += v^T p^T, i.e. o += p v
         # (..., bq, d_v): normalise once at the end; rows with no permitted key (l = 0) stay zero
-        np.divide(o, l, out=output[..., i0:i1, :], where=l > 0)
+        block_out = np.swapaxes(output[..., i0:i1, :], -1, -2)  # (..., d_v, bq): a view of the output
+        block_out.fill(0)
+        np.divide(o_t, l[..., None, :], out=block_out, where=l[..., None, :] > 0)
     return output.astype(out_dtype, copy=False)

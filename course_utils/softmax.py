@@ -53,26 +53,37 @@ def softmax(x, axis=-1):
     return softmax_unchecked(x, int(axis))
 
 
-def softmax_unchecked(x, axis):
+def softmax_unchecked(x, axis, *, overwrite=False):
     """Softmax of a floating ndarray already free of NaN and +inf (see ``softmax``).
 
     The unchecked internal call behind ``softmax``, for course_utils' own callers that have
     validated their inputs already (``attention``, ``lessons``); not part of the learners' API
     (``course_utils.__all__``). ``axis`` must be an int in range.
+
+    ``overwrite=True`` computes the weights in x's own memory and returns x: for a caller that owns
+    a large x it no longer needs (``scaled_dot_product_attention``'s scores), this saves one
+    array of x's size and a pass over memory. The numbers are the same either way.
     """
     if x.shape[axis] == 0:
         return np.zeros_like(x)  # empty slices: nothing to normalise
     if x.dtype == np.float16:
         # float16 tops out at 65,504: the sum of more than that many exp(...) <= 1 would overflow
         # to inf and every weight to 0. Accumulate in float32; the weights (<= 1) fit in float16.
-        return softmax_unchecked(x.astype(np.float32), axis).astype(np.float16)
+        weights = softmax_unchecked(x.astype(np.float32), axis, overwrite=True).astype(np.float16)
+        if overwrite:
+            x[...] = weights
+            return x
+        return weights
     row_max = np.max(x, axis=axis, keepdims=True)  # (..., 1, ...)
     # An all -inf slice would give -inf - (-inf) = NaN; shift it by 0 instead, so exp gives zeros.
-    row_max = np.where(np.isneginf(row_max), 0.0, row_max).astype(x.dtype, copy=False)
+    if np.isneginf(row_max).any():
+        row_max = np.where(np.isneginf(row_max), 0.0, row_max).astype(x.dtype, copy=False)
+    out = x if overwrite else np.empty_like(x)
     with np.errstate(over="ignore", under="ignore"):
         # x - max can overflow to -inf (e.g. -1e308 - 1e308); exp then gives exactly 0.
-        unnormalised = np.exp(x - row_max)  # same shape as x, entries in [0, 1]
-    total = np.sum(unnormalised, axis=axis, keepdims=True)  # (..., 1, ...); >= 1 unless all -inf
-    out = np.zeros_like(unnormalised)
-    np.divide(unnormalised, total, out=out, where=total > 0)
+        np.subtract(x, row_max, out=out)  # same shape as x, entries <= 0
+        np.exp(out, out=out)  # entries in [0, 1]: the unnormalised weights
+    total = np.sum(out, axis=axis, keepdims=True)  # (..., 1, ...); >= 1 unless all -inf
+    # An all -inf slice has total 0 and is all zeros already: leave it so (no 0/0).
+    np.divide(out, total, out=out, where=total > 0)
     return out

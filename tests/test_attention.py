@@ -318,3 +318,56 @@ def test_sdpa_bad_scale_and_overflow(qkv):
     big = np.full((1, 2), 1e200)
     with pytest.raises(ValueError, match=r"the scores q @ k\^T \* scale overflowed"):
         scaled_dot_product_attention(big, big, big)
+
+
+# ------------------------------------------------- the fast paths compute the same numbers
+
+
+def test_scores_cannot_overflow_bound():
+    from course_utils.attention import scores_cannot_overflow
+
+    q, k = np.ones((3, 4)), np.ones((5, 4))
+    assert scores_cannot_overflow(q, k, 0.5, np.float64)
+    assert scores_cannot_overflow(np.zeros((0, 4)), k, 0.5, np.float64)  # no score at all
+    # 4 * 1e4 * 1e4 * 1 = 4e8 fits float32 (3.4e38) but 4 * 1e20 * 1e20 does not
+    assert scores_cannot_overflow(q * 1e4, k * 1e4, 1.0, np.float32)
+    assert not scores_cannot_overflow(q * 1e20, k * 1e20, 1.0, np.float32)
+    assert scores_cannot_overflow(q * 1e20, k * 1e20, 1.0, np.float64)
+    assert not scores_cannot_overflow(q * 1e200, k * 1e200, 1.0, np.float64)  # the bound itself is inf
+
+
+def test_sdpa_overflow_in_float32_is_still_caught():
+    big = np.full((2, 3), 1e20, dtype=np.float32)  # q . k = 3e40 > float32's 3.4e38
+    with pytest.raises(ValueError, match=r"the scores q @ k\^T \* scale overflowed"):
+        scaled_dot_product_attention(big, big, big, scale=1.0)
+
+
+@pytest.mark.parametrize("mask_kind", ["bool", "float", "bool adds dims", "float64 on float32"])
+def test_sdpa_masks_in_place_or_not_match_the_loop(mask_kind):
+    """A mask that fits the scores is applied in place; one that adds dims or widens the dtype is not."""
+    rng = np.random.default_rng(5)
+    dtype = np.float32 if mask_kind == "float64 on float32" else np.float64
+    q, k, v = (rng.normal(size=(6, 4)).astype(dtype) for _ in range(3))
+    mask = {"bool": rng.random((6, 6)) > 0.4,
+            "float": rng.normal(size=(6, 6)),
+            "bool adds dims": rng.random((2, 6, 6)) > 0.4,
+            "float64 on float32": rng.normal(size=(6, 6))}[mask_kind]
+    out, weights = scaled_dot_product_attention(q, k, v, mask)
+    expected_dtype = np.float64 if mask_kind == "float64 on float32" else dtype
+    assert out.dtype == weights.dtype == expected_dtype
+    for index in np.ndindex(mask.shape[:-2]):
+        loop_out, loop_weights = sdpa_loop(q.astype(np.float64), k.astype(np.float64), v.astype(np.float64),
+                                           mask[index])
+        tol = 1e-5 if dtype == np.float32 else 1e-12
+        np.testing.assert_allclose(out[index], loop_out, rtol=tol, atol=tol)
+        np.testing.assert_allclose(weights[index], loop_weights, rtol=tol, atol=tol)
+
+
+def test_sdpa_does_not_change_its_inputs():
+    rng = np.random.default_rng(6)
+    q, k, v = rng.normal(size=(3, 2, 5, 4))
+    mask = rng.random((5, 5)) > 0.3
+    copies = [x.copy() for x in (q, k, v, mask)]
+    scaled_dot_product_attention(q, k, v, mask)
+    for before, after in zip(copies, (q, k, v, mask)):
+        assert np.array_equal(before, after)

@@ -176,3 +176,49 @@ def test_property_equals_reference(t_q, t_k, d_k, d_v, block_q, block_k, masked,
     mask = rng.random((2, t_q, t_k)) > 0.4 if masked else None
     np.testing.assert_allclose(blockwise_attention(q, k, v, (block_q, block_k), mask),
                                reference(q, k, v, mask), rtol=1e-10, atol=1e-12)
+
+
+def test_default_block_size():
+    """block_size may be left out (or None): DEFAULT_BLOCK_SIZE, a valid pair, shrunk to T when larger."""
+    from course_utils.blockwise import DEFAULT_BLOCK_SIZE
+
+    assert len(DEFAULT_BLOCK_SIZE) == 2 and all(isinstance(b, int) and b >= 1 for b in DEFAULT_BLOCK_SIZE)
+    q, k, v = qkv((2, 3, 9, 4), 7)
+    expected = reference(q, k, v)
+    np.testing.assert_allclose(blockwise_attention(q, k, v), expected, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(blockwise_attention(q, k, v, None), expected, rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(blockwise_attention(q, k, v), blockwise_attention(q, k, v, DEFAULT_BLOCK_SIZE))
+    mask = cu.causal_mask(9)[:, :7]
+    np.testing.assert_allclose(blockwise_attention(q, k, v, mask=mask), reference(q, k, v, mask),
+                               rtol=1e-12, atol=1e-12)
+
+
+def test_default_blocks_span_several_tiles():
+    """Longer than one default block in both directions, with a mask and uneven last blocks."""
+    from course_utils.blockwise import DEFAULT_BLOCK_SIZE
+
+    t_q, t_k = DEFAULT_BLOCK_SIZE[0] * 2 + 3, DEFAULT_BLOCK_SIZE[1] + 5
+    q, k, v = qkv((t_q, 8), t_k)
+    mask = np.random.default_rng(7).random((t_q, t_k)) > 0.5
+    mask[0] = False  # a row with no permitted key
+    np.testing.assert_allclose(blockwise_attention(q, k, v, mask=mask), reference(q, k, v, mask),
+                               rtol=1e-10, atol=1e-12)
+
+
+def test_overflow_caught_in_float32_tiles():
+    big = np.full((4, 3), 1e20, dtype=np.float32)  # q . k = 3e40 > float32's 3.4e38
+    with pytest.raises(ValueError, match=r"the scores q @ k\^T \* scale overflowed"):
+        blockwise_attention(big, big, big, 2, scale=1.0)
+
+
+def test_inputs_unchanged_and_float16_mixed_dtypes():
+    q, k, v = qkv((2, 6, 4), 6)
+    copies = [x.copy() for x in (q, k, v)]
+    blockwise_attention(q, k, v, (4, 4))
+    assert all(np.array_equal(a, b) for a, b in zip(copies, (q, k, v)))
+    out16 = blockwise_attention(q.astype(np.float16), k.astype(np.float16), v.astype(np.float16), 4)
+    assert out16.dtype == np.float16
+    np.testing.assert_allclose(out16, reference(q, k, v), atol=5e-3)
+    mixed = blockwise_attention(q.astype(np.float32), k, v, 4)
+    assert mixed.dtype == np.float64
+    np.testing.assert_allclose(mixed, reference(q.astype(np.float32), k, v), rtol=1e-10, atol=1e-12)
