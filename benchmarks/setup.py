@@ -5,7 +5,10 @@ Three ways, alternated in one run (same machine, same minutes, same network), RE
 * ``before``: `make lab` of the course before the lock was split (REV_BEFORE: pip installs the whole
   lock, the maintainers' tools included, with --quiet);
 * ``pip``:    today's `make lab` with INSTALLER=pip (the learner's lock only; pip is the fallback);
-* ``uv``:     today's `make lab` (the learner's lock, installed by uv).
+* ``uv``:     today's `make lab` (the learner's lock, installed by uv);
+* ``before-pypi`` (not in the default ways): ``before`` with pip's configuration files and PIP_FIND_LINKS /
+  PIP_*INDEX_URL left out, so pip, like uv and like a learner's pip, downloads everything from PyPI (this
+  machine's pip.conf adds local wheel folders that only pip reads).
 
 Each run: ``git clone`` of this repository into a temporary folder, fresh PIP_CACHE_DIR and
 UV_CACHE_DIR there, then `make lab` with a free port and a token; the clock stops when
@@ -39,6 +42,7 @@ from _common import RESULTS, machine  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 900  # seconds for one setup; a stuck download must not hang the benchmark
 WAYS = ("before", "pip", "uv")
+ALL_WAYS = (*WAYS, "before-pypi")
 
 
 def rev_before() -> str:
@@ -72,6 +76,10 @@ def one_setup(way: str, rev: str, work: Path) -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("VIRTUAL_ENV", "UV_", "COURSE_INSTALLER"))}
     env.update(PIP_CACHE_DIR=str(work / "pip-cache"), UV_CACHE_DIR=str(work / "uv-cache"),
                INSTALLER="pip" if way == "pip" else "auto", PATH=os.environ["PATH"])
+    if way == "before-pypi":  # no pip.conf, no local wheels: PyPI only
+        env["PIP_CONFIG_FILE"] = os.devnull
+        for name in ("PIP_FIND_LINKS", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_CONSTRAINT"):
+            env.pop(name, None)
     env.pop("MAKEFLAGS", None)
     env.pop("MAKELEVEL", None)
     port, token = free_port(), "setup-benchmark"
@@ -111,7 +119,19 @@ def one_setup(way: str, rev: str, work: Path) -> dict:
     used_uv = any((course / ".venv").glob(".uv-*")) and "uv did not work" not in log.read_text(errors="replace")
     installer = "uv" if used_uv else "pip"
     return {"way": way, "ready": ready if ready is not None else answered, "answered": answered,
-            "packages": len(frozen), "freeze": frozen, "installer": installer}
+            "packages": len(frozen), "freeze": frozen, "installer": installer,
+            "phases": uv_phases(log.read_text(errors="replace"))}
+
+
+def uv_phases(log: str) -> dict:
+    """Seconds of uv's phases from its summary lines in a `make lab` log: download (Prepared), install, compile."""
+    import re
+
+    phases = {}
+    for key, word in (("download", "Prepared"), ("install", "Installed"), ("compile", "Bytecode compiled")):
+        for number, unit in re.findall(rf"uv: {word} \d+ (?:packages?|files?) in ([\d.]+)(ms|s)\b", log):
+            phases[key] = phases.get(key, 0.0) + float(number) / (1000 if unit == "ms" else 1)
+    return phases
 
 
 def median(values):
@@ -121,7 +141,7 @@ def median(values):
 
 
 def report(runs: list[dict], rev: str, repeats: int) -> str:
-    by_way = {way: [r for r in runs if r["way"] == way] for way in WAYS}
+    by_way = {way: [r for r in runs if r["way"] == way] for way in ALL_WAYS}
     by_way = {way: rs for way, rs in by_way.items() if rs}
     med = {way: median([r["answered"] for r in rs]) for way, rs in by_way.items()}
     lines = [
@@ -143,13 +163,18 @@ def report(runs: list[dict], rev: str, repeats: int) -> str:
     for run in runs:
         lines.append(f"| {run['way']} | {run['repeat']} | {run['installer']} | {run['packages']} | "
                      f"{run['ready']:.1f} | {run['answered']:.1f} |")
-    lines += ["", "| way | median to JupyterLab (s) | ratio to before |", "|---|---|---|"]
+    bases = [way for way in ("before", "before-pypi") if way in med]
+    lines += ["", "| way | median to JupyterLab (s) | " + " | ".join(f"ratio to {b}" for b in bases) + " |",
+              "|---|---|" + "---|" * len(bases)]
     for way, value in med.items():
-        ratio = f"{value / med['before']:.2f}" if "before" in med else "-"
-        lines.append(f"| {way} | {value:.1f} | {ratio} |")
-    if "uv" in med and "before" in med:
-        verdict = "met" if med["uv"] <= 0.4 * med["before"] else "NOT met"
-        lines += ["", f"Goal uv <= 0.40 x before: {med['uv'] / med['before']:.2f} ({verdict})."]
+        lines.append(f"| {way} | {value:.1f} | " + " | ".join(f"{value / med[b]:.2f}" for b in bases) + " |")
+    for base in bases if "uv" in med else []:
+        verdict = "met" if med["uv"] <= 0.4 * med[base] else "NOT met"
+        lines += ["", f"Goal uv <= 0.40 x {base}: {med['uv'] / med[base]:.2f} ({verdict})."]
+    if "uv" in by_way:
+        lines += ["", "Where the uv runs' time goes (uv's own summary lines, seconds): "
+                  + "; ".join(f"run {r['repeat']}: " + ", ".join(f"{k} {v:.1f}" for k, v in r["phases"].items())
+                              for r in by_way["uv"]) + ". The rest: the venv, fetching uv, JupyterLab's start."]
     if "uv" in by_way and "pip" in by_way:
         a, b = set(by_way["uv"][0]["freeze"]), set(by_way["pip"][0]["freeze"])
         same = "the same" if a == b else f"DIFFERENT (uv only: {sorted(a - b)}, pip only: {sorted(b - a)})"
@@ -161,7 +186,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--before", help="the commit of the `before` way (default: before the lock was split)")
-    parser.add_argument("--ways", default=",".join(WAYS), help="comma-separated subset of " + ", ".join(WAYS))
+    parser.add_argument("--append", action="store_true", help="add this run to setup.md instead of replacing it")
+    parser.add_argument("--ways", default=",".join(WAYS), help="comma-separated, of " + ", ".join(ALL_WAYS))
     args = parser.parse_args(argv)
     ways = [w for w in args.ways.split(",") if w]
     before = args.before or rev_before()
@@ -171,7 +197,7 @@ def main(argv=None) -> int:
     for repeat in range(1, args.repeats + 1):
         order = ways if repeat % 2 else ways[::-1]  # alternate: no way always first
         for way in order:
-            rev = before if way == "before" else head
+            rev = before if way.startswith("before") else head
             with tempfile.TemporaryDirectory(prefix=f"setup-{way}-") as tmp:
                 result = one_setup(way, rev, Path(tmp))
             result["repeat"] = repeat
@@ -182,6 +208,8 @@ def main(argv=None) -> int:
                                   capture_output=True, text=True).stdout.strip()
     text = report(runs, before_label, args.repeats)
     RESULTS.mkdir(exist_ok=True)
+    if args.append and (RESULTS / "setup.md").exists():
+        text = (RESULTS / "setup.md").read_text() + "\n## Another run\n\n" + text.split("\n", 2)[2]
     (RESULTS / "setup.md").write_text(text)
     print(text)
     return 0
