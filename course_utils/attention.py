@@ -160,5 +160,7 @@ def scores_cannot_overflow(q, k, scale, dtype):
     """
     if q.size == 0 or k.size == 0:
         return True
-    bound = q.shape[-1] * float(np.abs(q).max()) * float(np.abs(k).max()) * abs(scale)  # inf if huge
+    # max|x| as max(x.max(), -x.min()): two reductions, no temporary array of x's size
+    largest_q, largest_k = (max(float(x.max()), -float(x.min())) for x in (q, k))
+    bound = q.shape[-1] * largest_q * largest_k * abs(scale)  # inf if huge
     return bound < float(np.finfo(dtype).max) / 2
