@@ -92,8 +92,7 @@ def run(command: list, label: str, start: float, show=None, env=None) -> None:
         done.set()
         thread.join()
     if code != 0:
-        raise InstallError(f"{label} failed (exit code {code}): {' '.join(map(str, command))}\n"
-                           + "\n".join(tail))
+        raise InstallError(f"{label} failed (exit code {code})\n{' '.join(map(str, command))}\n" + "\n".join(tail))
 
 
 def uv_lines(line: str) -> str | None:
