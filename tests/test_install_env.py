@@ -85,3 +85,16 @@ def test_run_prints_a_heartbeat_while_the_command_is_silent(monkeypatch, capsys)
 def test_run_raises_with_the_commands_last_lines():
     with pytest.raises(install_env.InstallError, match="(?s)exit code 3.*boom"):
         install_env.run([sys.executable, "-c", "print('boom'); raise SystemExit(3)"], "failing", 0.0)
+
+
+def test_a_venv_whose_ensurepip_fails_is_removed_with_the_fix(tmp_path):
+    # Debian without python3-venv: `venv --without-pip` works, ensurepip does not; no pip-less venv may stay behind
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    fake = venv / "bin" / "python"
+    fake.write_text("#!/bin/sh\necho 'No module named ensurepip' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    with pytest.raises(SystemExit, match="(?s)No module named ensurepip.*python3-venv"):
+        install_env.EnsurePip(venv).wait()
+    assert not venv.exists()

@@ -151,7 +151,7 @@ def download_uv(home: Path, part: str) -> None:
     import zipfile
 
     request = urllib.request.Request(PYPI_SIMPLE, headers={"Accept": "application/vnd.pypi.simple.v1+json"})
-    with urllib.request.urlopen(request, timeout=30) as response:
+    with urllib.request.urlopen(request, timeout=15) as response:
         files = json.load(response)["files"]
     prefix = f"uv-{UV_VERSION}-"
     chosen = [f for f in files if f["filename"].startswith(prefix) and part in f["filename"]]
@@ -224,6 +224,7 @@ class EnsurePip:
     uv is fetched and installs; :meth:`wait` before pip is needed, and at the end."""
 
     def __init__(self, venv: Path):
+        self.venv = venv
         self.process = subprocess.Popen([str(venv_python(venv)), "-m", "ensurepip", "--upgrade", "--default-pip"],
                                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
@@ -232,10 +233,14 @@ class EnsurePip:
             return
         output, _ = self.process.communicate()
         code, self.process = self.process.returncode, None
-        if code != 0:
+        if code != 0:  # remove the venv made a moment ago: a venv without pip must not pass for a finished one
+            import shutil
+
+            if (self.venv / "pyvenv.cfg").is_file():
+                shutil.rmtree(self.venv)
             raise SystemExit(f"error: the new venv has no pip (`python -m ensurepip` failed: {output.strip()[-500:]}).\n"
                              "On Debian/Ubuntu install the python3-venv package (`sudo apt install python3-venv`), "
-                             "then `make clean-env` and try again.")
+                             "then try again.")
 
 
 class _Ready:
