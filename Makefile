@@ -5,7 +5,8 @@
 #   make doctor create the environment when missing, then check this machine's setup (prints the fixes)
 # Others: make notebooks (regenerate learner notebooks), make solutions (re-execute the
 # solved notebooks and store their outputs), make lock (re-pin every package version), make update (the course's
-# latest version, your answers kept), make test-mine (your own notebooks), make html (offline HTML pages).
+# latest version, your answers kept), make test-mine (your own notebooks), make html (offline HTML pages),
+# make hub-link HUB=... (the JupyterHub link), make inventory-report FILES=... (what the room learned).
 # Two environments in one .venv: the learner's (requirements.lock: make env, lab, notebook7, doctor, notebooks,
 # reset, update) and the maintainers' additions on top (requirements-dev.lock: make env-dev, test, test-mine,
 # solutions, bench, html). tools/install_env.py installs them with uv when it can, else with pip.
@@ -113,6 +114,19 @@ update:
 	@test -x $(PY) || $(MAKE) -s --no-print-directory env
 	$(PY) -m course_utils.tools.update
 	@$(MAKE) -s --no-print-directory env
+
+# make hub-link HUB=https://hub.example.org [REPO=https://github.com/OWNER/REPO] [REF=workshop-1.0.0]: print the
+# nbgitpuller link that clones the course on a JupyterHub and opens notebook 00 (REPO: this clone's origin; REF:
+# main; for a workshop, a branch made at a release tag: docs/instructor-guide.md). Needs only python3.
+.PHONY: hub-link
+hub-link:
+	@$(PYTHON) course_utils/tools/hub_link.py --hub $(call quote,$(HUB)) --repo $(call quote,$(REPO)) --ref $(call quote,$(REF))
+
+# make inventory-report FILES="handed-in/": the concept inventory's answer files (notebooks 00 and 08) read back:
+# per-question rates before and after, the misconception to address, the class's normalised gain, one figure.
+.PHONY: inventory-report
+inventory-report: $(STAMP)
+	$(PY) -m course_utils.tools.inventory_report $(FILES)
 
 # LOCK_ARGS=--keep: re-resolve keeping every version the locks hold today (after editing requirements*.in).
 lock:

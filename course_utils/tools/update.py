@@ -75,7 +75,8 @@ COURSE_ROOT_COMMIT = "faa0940ca1e67f564f1707ec594149b21e6448db"
 #: The identity nbgitpuller commits with (nbgitpuller/pull.py): its commits hold the learner's work.
 NBGITPULLER_EMAIL = "nbgitpuller@nbgitpuller.link"
 #: Files that define the environment: when the course changes one, the environment is rebuilt.
-ENVIRONMENT_FILES = ("requirements.lock", "requirements-py310.lock", "pyproject.toml", "environment.yml")
+ENVIRONMENT_FILES = ("requirements.lock", "requirements-py310.lock", "requirements-dev.lock", "requirements-dev-py310.lock",
+                     "pyproject.toml", "environment.yml")
 #: The plan of an update whose last step (writing the learner's work back) did not finish, in .git/.
 JOURNAL_NAME = "course-update.json"
 NOTEBOOKS = "notebooks"
