@@ -26,7 +26,7 @@ __all__ = ["blockwise_attention", "online_softmax_update", "DEFAULT_BLOCK_SIZE"]
 #: measured sweep (float32, batch 4, 8 heads, width 64, T = 1024 to 4096; `python
 #: benchmarks/attention.py`, table in benchmarks/results/attention.md). A tile then holds at most
 #: block_q x block_k scores per head, whatever T is.
-DEFAULT_BLOCK_SIZE = (256, 1024)
+DEFAULT_BLOCK_SIZE = (512, 2048)
 
 
 def _block_sizes(block_size):
@@ -99,7 +99,7 @@ def blockwise_attention(q, k, v, block_size=None, mask=None, *, scale=None):
     v : array_like, shape (..., T_k, d_v)
     block_size : int or (int, int), optional
         Rows per block: one int for both, or ``(block_q, block_k)``. Need not divide T.
-        Default ``DEFAULT_BLOCK_SIZE`` = (256, 1024), the fastest of a measured sweep (blocks
+        Default ``DEFAULT_BLOCK_SIZE`` = (512, 2048), the fastest of a measured sweep (blocks
         larger than T shrink to T).
     mask : array_like, optional, broadcastable to (..., T_q, T_k)
         Boolean (True = may attend) or floating (added to the scores), exactly as in
