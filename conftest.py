@@ -18,21 +18,39 @@ Learner notebooks are committed without outputs, so before their cells run the
 stored outputs of their tagged cells are taken from the solved notebook of the
 same name (cells are matched by id). A learner notebook therefore fails when a
 key number differs from the solved version, as the solved one does.
+
+Offline: every notebook's kernel runs with the network cut off (:class:`OfflineKernels`), so this one run is also
+the offline check of tests/test_offline.py (which reads what it recorded instead of executing every notebook again):
+the kernel starts in a new network namespace holding only loopback when ``unshare`` and ``ip`` work here (talking to
+pytest over Unix sockets, zmq's ipc transport, which a network namespace does not cut), and in every case with the
+network guard of tests/offline_guard/ on PYTHONPATH, which makes any non-loopback access raise and logs it, one log
+per notebook. ``COURSE_OFFLINE_MODE=guard`` forces the guard alone. A cell that reaches for the network fails here
+with the guard's ``NetworkAccessBlocked``; an attempt a ``try`` swallowed fails test_offline's check of the log.
+When tests/test_offline.py runs in the same session as the notebooks it is moved after them.
 """
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 import nbformat
 import numpy as np
 import pytest
-from nbval.plugin import IPyNbFile
+from jupyter_client.manager import KernelManager
+from nbval.kernel import CURRENT_ENV_KERNEL_NAME, NbvalKernelspecManager, RunningKernel
+from nbval.plugin import IPyNbCell, IPyNbFile
 
 ROOT = Path(__file__).resolve().parent
 PACKAGE = ROOT / "course_utils"
 SOLUTIONS = ROOT / "solutions"
 LEARNER = ROOT / "notebooks"
 CHECK_TAG = "nbval-check-output"
+GUARD_DIR = ROOT / "tests" / "offline_guard"  # sitecustomize.py: the network guard
+OFFLINE_TEST = ROOT / "tests" / "test_offline.py"
 # numpy's print options before any test ran (numpy's defaults): docstring examples print with these.
 NUMPY_PRINT_OPTIONS = np.get_printoptions()
 
@@ -42,6 +60,41 @@ def pytest_addoption(parser):
         "--mine", action="store_true", default=False,
         help="run the notebooks named on the command line as they are (a learner's own, `make test-mine`): every "
              "cell must run; no output is compared, nothing is taken from solutions/")
+
+
+def pytest_configure(config):
+    config.course_offline = OfflineKernels()
+
+
+def pytest_unconfigure(config):
+    kernels = getattr(config, "course_offline", None)
+    if kernels is not None:
+        kernels.close()
+
+
+@pytest.fixture(scope="session")
+def offline_kernels(request) -> "OfflineKernels":
+    """The session's offline kernel launcher and what it recorded of each notebook's run (tests/test_offline.py)."""
+    return request.config.course_offline
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """tests/test_offline.py after the notebooks when both run: it reads the offline record of their runs."""
+    if not any(isinstance(item, IPyNbCell) and isinstance(item.parent, CourseNotebook) for item in items):
+        return
+    offline = [item for item in items if item.path == OFFLINE_TEST]
+    if offline:
+        items[:] = [item for item in items if item.path != OFFLINE_TEST] + offline
+
+
+def pytest_runtest_logreport(report):
+    """Record each failing cell of a notebook run by :class:`CourseNotebook` (the offline record)."""
+    if report.when == "call" and report.fspath.endswith(".ipynb"):
+        record = _OFFLINE_RECORDS.get(str((ROOT / report.fspath).resolve()))
+        if record is not None:
+            record["cells_run"] += 1
+            if report.failed:
+                record["failed"].append(f"{report.nodeid}:\n{str(report.longrepr)[-3000:]}")
 
 
 def pytest_collect_file(file_path: Path, parent):
@@ -80,6 +133,22 @@ class CourseNotebook(IPyNbFile):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.compare_outputs = False  # lax: compare only cells tagged nbval-check-output
+
+    def setup(self):
+        """nbval's setup, with the kernel started offline (:class:`OfflineKernels`)."""
+        option = self.config.option
+        kernel_name = CURRENT_ENV_KERNEL_NAME if option.nbval_current_env else (
+            option.nbval_kernel_name or self.nb.metadata.get("kernelspec", {}).get("name", "python"))
+        self.kernel = self.config.course_offline.start(
+            self.path, kernel_name, startup_timeout=option.nbval_kernel_startup_timeout)
+        self.setup_sanitize_files()
+        if getattr(option, "cov_source", None):
+            from nbval.plugin import setup_coverage
+            setup_coverage(self.config, self.kernel, getattr(self, "fspath", None))
+
+    def teardown(self):
+        super().teardown()
+        self.config.course_offline.finish(self.path)
 
     def collect(self):
         items = list(super().collect())  # reads self.nb; items keep references to its cells
@@ -124,3 +193,147 @@ def graft_key_outputs(learner_nb, solution_path: Path) -> None:
                 "counterpart in the solved notebook; run `make notebooks`")
         cell.outputs = source.outputs
         cell.execution_count = source.execution_count
+
+
+# ---------------------------------------------------------------------------------------------
+# Offline kernels
+# ---------------------------------------------------------------------------------------------
+
+#: What each notebook's offline run left: {resolved path: {"mode", "log", "failed": [...], "done": bool}}.
+_OFFLINE_RECORDS: dict[str, dict] = {}
+
+
+def namespace_prefix() -> list[str] | None:
+    """The command prefix that runs a program in a fresh network namespace with loopback up, or None.
+
+    ``None`` (the guard alone) when ``COURSE_OFFLINE_MODE=guard``, when ``unshare`` or ``ip`` is missing, or when a
+    namespace cannot be made or its loopback cannot carry a connection (a CI runner without user namespaces).
+    As root ``unshare --net``, otherwise ``unshare --map-root-user --net``.
+    """
+    if os.environ.get("COURSE_OFFLINE_MODE") == "guard":
+        return None
+    unshare = shutil.which("unshare")
+    ip = shutil.which("ip", path=os.pathsep.join([os.environ.get("PATH", ""), "/usr/sbin", "/sbin"]))
+    if not unshare or not ip:
+        return None
+    flags = ["--net"] if os.geteuid() == 0 else ["--map-root-user", "--net"]
+    prefix = [unshare, *flags, "sh", "-c", f'"{ip}" link set lo up && exec "$0" "$@"']
+    probe = ("import socket\n"
+             "server = socket.create_server(('127.0.0.1', 0))\n"
+             "socket.create_connection(server.getsockname(), timeout=5).close()\n"
+             "print('loopback ok')")
+    try:
+        done = subprocess.run(prefix + [sys.executable, "-c", probe], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return prefix if done.returncode == 0 and "loopback ok" in done.stdout else None
+
+
+class PrefixedKernelManager(KernelManager):
+    """A kernel manager whose kernel runs behind ``prefix`` (the namespace's ``unshare``) with environment ``env``."""
+
+    def __init__(self, *args, prefix=(), env=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.command_prefix = list(prefix)
+        self.kernel_env = env
+
+    def format_kernel_cmd(self, extra_arguments=None):
+        return [*self.command_prefix, *super().format_kernel_cmd(extra_arguments)]
+
+    def start_kernel(self, **kwargs):
+        if self.kernel_env is not None:
+            kwargs.setdefault("env", self.kernel_env)
+        return super().start_kernel(**kwargs)
+
+
+class OfflineKernel(RunningKernel):
+    """nbval's running kernel, started by a given kernel manager (see :meth:`OfflineKernels.manager`)."""
+
+    def __init__(self, km, cwd, startup_timeout=60):
+        km.start_kernel(stderr=subprocess.DEVNULL, cwd=cwd)
+        kc = km.client()
+        kc.start_channels()
+        try:
+            kc.wait_for_ready(timeout=startup_timeout)
+        except RuntimeError:
+            kc.stop_channels()
+            km.shutdown_kernel(now=True)
+            raise
+        self.km, self.kc = km, kc
+        self._ensure_iopub_up()
+
+
+class OfflineKernels:
+    """Starts kernels with the network cut off, and keeps the record of each notebook's run.
+
+    A kernel gets the guard (tests/offline_guard/sitecustomize.py on PYTHONPATH, ``COURSE_NET_GUARD_LOG`` naming
+    its own log) and, when :func:`namespace_prefix` finds one, a new network namespace; it then talks to its client
+    over zmq's ipc transport (Unix sockets in a scratch folder), which the namespace leaves working.
+    """
+
+    def __init__(self):
+        self._prefix = False  # not looked for yet
+        self._scratch = None
+
+    @property
+    def prefix(self) -> list[str] | None:
+        if self._prefix is False:
+            self._prefix = namespace_prefix()
+        return self._prefix
+
+    @property
+    def mode(self) -> str:
+        return "network namespace + guard" if self.prefix else "guard only (no network namespace here)"
+
+    @property
+    def scratch(self) -> Path:
+        if self._scratch is None:  # short: a Unix socket's path is at most 107 bytes
+            self._scratch = Path(tempfile.mkdtemp(prefix="offline-"))
+        return self._scratch
+
+    def manager(self, kernel_name: str, log: Path, guard: bool = True) -> PrefixedKernelManager:
+        """A kernel manager (not started) whose kernel runs offline and logs any network attempt to ``log``
+        (``guard=False``: the namespace alone, for the probe that shows it cuts the network on its own)."""
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(GUARD_DIR), env.get("PYTHONPATH")]))
+        env["COURSE_NET_GUARD"] = "1" if guard else "0"
+        env["COURSE_NET_GUARD_LOG"] = str(log)
+        km = PrefixedKernelManager(kernel_name=kernel_name, kernel_spec_manager=NbvalKernelspecManager(),
+                                   prefix=self.prefix or (), env=env)
+        if self.prefix:
+            km.transport = "ipc"
+            km.ip = str(Path(tempfile.mkdtemp(dir=self.scratch)) / "k")
+        return km
+
+    def start(self, path: Path, kernel_name: str, startup_timeout: int = 60) -> OfflineKernel:
+        """The kernel for notebook ``path``, started offline; its run is recorded until :meth:`finish`."""
+        key = str(Path(path).resolve())
+        log = self.scratch / f"attempts-{len(_OFFLINE_RECORDS)}.log"
+        _OFFLINE_RECORDS[key] = {"mode": self.mode, "log": log, "failed": [], "cells_run": 0, "done": False}
+        return self.kernel(self.manager(kernel_name, log), cwd=Path(path).parent, startup_timeout=startup_timeout)
+
+    @staticmethod
+    def kernel(km: PrefixedKernelManager, cwd: Path, startup_timeout: int = 60) -> OfflineKernel:
+        """Start the kernel of ``km`` (from :meth:`manager`) in folder ``cwd``; stop it with its ``stop()``."""
+        return OfflineKernel(km, cwd=str(cwd), startup_timeout=startup_timeout)
+
+    def finish(self, path: Path) -> None:
+        record = _OFFLINE_RECORDS.get(str(Path(path).resolve()))
+        if record is not None:
+            record["done"] = True
+
+    def record(self, path: Path) -> dict | None:
+        """{"mode", "done", "cells_run", "failed": [cell reports], "attempts": [logged attempts]} for a notebook
+        run in this session, or None when it did not run here."""
+        record = _OFFLINE_RECORDS.get(str(Path(path).resolve()))
+        if record is None:
+            return None
+        log = record["log"]
+        attempts = log.read_text(encoding="utf-8").splitlines() if log.exists() else []
+        return {"mode": record["mode"], "done": record["done"], "cells_run": record["cells_run"],
+                "failed": list(record["failed"]), "attempts": attempts}
+
+    def close(self):
+        if self._scratch is not None:
+            shutil.rmtree(self._scratch, ignore_errors=True)
+
