@@ -50,6 +50,8 @@ SOLUTIONS = ROOT / "solutions"
 LEARNER = ROOT / "notebooks"
 CHECK_TAG = "nbval-check-output"
 GUARD_DIR = ROOT / "tests" / "offline_guard"  # sitecustomize.py: the network guard
+FIGURE_AUDIT = ROOT / "tests" / "figure_audit.py"  # records the figures of a kernel (test_figure_colours_and_text)
+FIGURE_TEST = ROOT / "tests" / "test_figure_colours_and_text.py"
 OFFLINE_TEST = ROOT / "tests" / "test_offline.py"
 # numpy's print options before any test ran (numpy's defaults): docstring examples print with these.
 NUMPY_PRINT_OPTIONS = np.get_printoptions()
@@ -79,12 +81,14 @@ def offline_kernels(request) -> "OfflineKernels":
 
 
 def pytest_collection_modifyitems(session, config, items):
-    """tests/test_offline.py after the notebooks when both run: it reads the offline record of their runs."""
+    """tests/test_offline.py and tests/test_figure_colours_and_text.py after the notebooks when they run together:
+    they read what the notebooks' runs recorded (each module kept in one piece: their fixtures are module-scoped)."""
     if not any(isinstance(item, IPyNbCell) and isinstance(item.parent, CourseNotebook) for item in items):
         return
-    offline = [item for item in items if item.path == OFFLINE_TEST]
-    if offline:
-        items[:] = [item for item in items if item.path != OFFLINE_TEST] + offline
+    readers = (FIGURE_TEST, OFFLINE_TEST)
+    moved = [item for reader in readers for item in items if item.path == reader]
+    if moved:
+        items[:] = [item for item in items if item.path not in readers] + moved
 
 
 def pytest_runtest_logreport(report):
@@ -139,16 +143,21 @@ class CourseNotebook(IPyNbFile):
         option = self.config.option
         kernel_name = CURRENT_ENV_KERNEL_NAME if option.nbval_current_env else (
             option.nbval_kernel_name or self.nb.metadata.get("kernelspec", {}).get("name", "python"))
-        self.kernel = self.config.course_offline.start(
-            self.path, kernel_name, startup_timeout=option.nbval_kernel_startup_timeout)
+        runs = self.config.course_offline
+        cells = sum(cell.cell_type == "code" for cell in self.nb.cells)
+        self.kernel = runs.start(self.path, kernel_name, cells, startup_timeout=option.nbval_kernel_startup_timeout)
+        if self.path.parent == SOLUTIONS:
+            runs.audit_figures(self.path, self.kernel)
         self.setup_sanitize_files()
         if getattr(option, "cov_source", None):
             from nbval.plugin import setup_coverage
             setup_coverage(self.config, self.kernel, getattr(self, "fspath", None))
 
     def teardown(self):
-        super().teardown()
-        self.config.course_offline.finish(self.path)
+        try:
+            self.config.course_offline.finish(self.path, self.kernel)
+        finally:
+            super().teardown()
 
     def collect(self):
         items = list(super().collect())  # reads self.nb; items keep references to its cells
@@ -305,11 +314,13 @@ class OfflineKernels:
             km.ip = str(Path(tempfile.mkdtemp(dir=self.scratch)) / "k")
         return km
 
-    def start(self, path: Path, kernel_name: str, startup_timeout: int = 60) -> OfflineKernel:
-        """The kernel for notebook ``path``, started offline; its run is recorded until :meth:`finish`."""
+    def start(self, path: Path, kernel_name: str, cells: int, startup_timeout: int = 60) -> OfflineKernel:
+        """The kernel for notebook ``path`` (``cells`` code cells), started offline; its run is recorded until
+        :meth:`finish`."""
         key = str(Path(path).resolve())
         log = self.scratch / f"attempts-{len(_OFFLINE_RECORDS)}.log"
-        _OFFLINE_RECORDS[key] = {"mode": self.mode, "log": log, "failed": [], "cells_run": 0, "done": False}
+        _OFFLINE_RECORDS[key] = {"mode": self.mode, "log": log, "failed": [], "cells": cells, "cells_run": 0,
+                                 "done": False, "figures": None}
         return self.kernel(self.manager(kernel_name, log), cwd=Path(path).parent, startup_timeout=startup_timeout)
 
     @staticmethod
@@ -317,23 +328,61 @@ class OfflineKernels:
         """Start the kernel of ``km`` (from :meth:`manager`) in folder ``cwd``; stop it with its ``stop()``."""
         return OfflineKernel(km, cwd=str(cwd), startup_timeout=startup_timeout)
 
-    def finish(self, path: Path) -> None:
+    def audit_figures(self, path: Path, kernel: OfflineKernel) -> None:
+        """Record the figures of the notebook's run (tests/figure_audit.py, drawn as usual), for
+        tests/test_figure_colours_and_text.py: one run serves nbval, the offline check and the figures' audit."""
+        if not FIGURE_AUDIT.exists():
+            return
+        record = _OFFLINE_RECORDS[str(Path(path).resolve())]
+        record["figures"] = record["log"].with_suffix(".figures.json")
+        tests = str(FIGURE_AUDIT.parent)
+        _quiet_execute(kernel, f"if True:  # no name is left in the notebook's namespace\n"
+                               f"    __import__('sys').path.insert(0, {tests!r})\n"
+                               f"    __import__('figure_audit').install_notebook_hook(render=True)\n"
+                               f"    __import__('sys').path.remove({tests!r})\n")
+
+    def finish(self, path: Path, kernel: OfflineKernel | None) -> None:
+        """The notebook's run is over: its figures' records are written (while ``kernel`` is alive)."""
         record = _OFFLINE_RECORDS.get(str(Path(path).resolve()))
-        if record is not None:
-            record["done"] = True
+        if record is None:
+            return
+        if record["figures"] is not None and kernel is not None and kernel.is_alive():
+            _quiet_execute(kernel, f"__import__('figure_audit').dump_records({str(record['figures'])!r})")
+        record["done"] = True
+
+    def figure_records(self, path: Path) -> Path | None:
+        """The JSON file of the figures recorded in the notebook's run in this session, or None (not run in full
+        here, or not recorded)."""
+        record = _OFFLINE_RECORDS.get(str(Path(path).resolve()))
+        if not _complete(record) or record["figures"] is None or not record["figures"].exists():
+            return None
+        return record["figures"]
 
     def record(self, path: Path) -> dict | None:
-        """{"mode", "done", "cells_run", "failed": [cell reports], "attempts": [logged attempts]} for a notebook
-        run in this session, or None when it did not run here."""
+        """{"mode", "complete", "failed": [cell reports], "attempts": [logged attempts]} for a notebook run in
+        this session (complete: every code cell ran, and the notebook's teardown is over), or None when it did not
+        run here."""
         record = _OFFLINE_RECORDS.get(str(Path(path).resolve()))
         if record is None:
             return None
         log = record["log"]
         attempts = log.read_text(encoding="utf-8").splitlines() if log.exists() else []
-        return {"mode": record["mode"], "done": record["done"], "cells_run": record["cells_run"],
-                "failed": list(record["failed"]), "attempts": attempts}
+        return {"mode": record["mode"], "complete": _complete(record), "failed": list(record["failed"]),
+                "attempts": attempts}
 
     def close(self):
         if self._scratch is not None:
             shutil.rmtree(self._scratch, ignore_errors=True)
 
+
+
+def _quiet_execute(kernel: OfflineKernel, code: str, timeout: int = 120) -> None:
+    """Run ``code`` in the kernel outside any cell (no history, output dropped); raise if it fails."""
+    reply = kernel.kc.execute_interactive(code, timeout=timeout, store_history=False, output_hook=lambda msg: None)
+    if reply["content"]["status"] != "ok":
+        raise RuntimeError(f"{code!r} failed in the kernel: {reply['content'].get('ename')}: "
+                           f"{reply['content'].get('evalue')}")
+
+
+def _complete(record: dict | None) -> bool:
+    return record is not None and record["done"] and record["cells_run"] == record["cells"]

@@ -266,24 +266,41 @@ def _record(fig, kind):
     _RECORDS.append(record)
 
 
-def install_notebook_hook():
-    """Record every figure a notebook draws (pyplot figures at ``plt.show()`` or at the end of their cell, without
-    rendering them; dashboards at the end of the cell that built them), for ``dump_records``."""
+def install_notebook_hook(render=False):
+    """Record every figure a notebook draws (pyplot figures at ``plt.show()`` or at the end of their cell; dashboards
+    at the end of the cell that built them), for ``dump_records``.
+
+    ``render=False``: the figures are recorded, not rendered (pyplot's show and the inline backend's end-of-cell
+    rendering are replaced: nothing reads these pictures). ``render=True`` (the kernel nbval runs, conftest.py): each
+    figure is recorded first, then shown and closed as without the hook, so the cells' outputs are the usual ones.
+    """
     import matplotlib.pyplot as plt
     from IPython import get_ipython
+    from matplotlib._pylab_helpers import Gcf
 
     from course_utils.widgets import _base
 
     ip = get_ipython()
     plt.close(plt.figure())  # loads the backend now, so that its end-of-cell hook is registered before we look
+    recorded = []  # the pyplot figures recorded during this cell (render=True: they stay open until shown)
 
     def record_open_figures():
-        for number in plt.get_fignums():
-            _record(plt.figure(number), "figure")
-        plt.close("all")  # recorded, not rendered: nothing reads these pictures
+        # in number order, as plt.get_fignums(); unlike plt.figure(n), this leaves the current figure alone
+        for manager in sorted(Gcf.get_all_fig_managers(), key=lambda manager: manager.num):
+            fig = manager.canvas.figure
+            if not any(fig is done for done in recorded):
+                _record(fig, "figure")
+                if render:
+                    recorded.append(fig)
+        if not render:
+            plt.close("all")  # recorded, not rendered: nothing reads these pictures
+
+    original_show = plt.show
 
     def show(*args, **kwargs):
         record_open_figures()
+        if render:
+            return original_show(*args, **kwargs)
 
     plt.show = show
     pending = []
@@ -297,6 +314,7 @@ def install_notebook_hook():
 
     def pre_run_cell(info):
         _STATE["cell"] = info.raw_cell
+        recorded.clear()
 
     def post_execute():
         record_open_figures()
@@ -304,11 +322,15 @@ def install_notebook_hook():
             dashboard = pending.pop(0)
             _record(dashboard.fig, f"dashboard {type(dashboard).__name__}")
 
-    for callback in list(ip.events.callbacks["post_execute"]):
-        if getattr(callback, "__name__", "") == "flush_figures":  # the inline backend's: would render and close
-            ip.events.unregister("post_execute", callback)
+    if not render:
+        for callback in list(ip.events.callbacks["post_execute"]):
+            if getattr(callback, "__name__", "") == "flush_figures":  # the inline backend's: would render and close
+                ip.events.unregister("post_execute", callback)
     ip.events.register("pre_run_cell", pre_run_cell)
     ip.events.register("post_execute", post_execute)
+    if render:  # before the inline backend's flush_figures, which shows and closes the cell's figures
+        ip.events.callbacks["post_execute"].remove(post_execute)
+        ip.events.callbacks["post_execute"].insert(0, post_execute)
 
 
 def dump_records(path):

@@ -3,11 +3,13 @@
 Figures: every dashboard of ``course_utils.widgets`` (at its defaults, then after moving its controls: every
 combination of the controls' ends, and each slider's middle; ``dashboard_states``; the training dashboard from
 tests/widget_helpers.py's small training run), every drawing function of ``course_utils.plots`` (new figures and
-updated ones), and every figure of every solved notebook: each notebook runs in a fresh kernel (nbclient, as
-``make solutions`` runs it, nothing saved) with a small hook (``figure_audit.install_notebook_hook``) that records
-each figure at ``plt.show()`` or at the end of its cell, without rendering its picture, and each dashboard at the end
-of the cell that built it. The notebooks run in the background, two kernels at a time, while the dashboards and
-plots are measured here.
+updated ones), and every figure of every solved notebook, recorded in a fresh kernel by a small hook
+(``figure_audit.install_notebook_hook``) at ``plt.show()`` or at the end of its cell, and each dashboard at the end of
+the cell that built it. When nbval runs the solved notebooks in the same session (``make test``), conftest.py puts
+the hook in their kernels (the figures are then drawn and shown as usual) and this module, run after them, reads
+what it recorded: no notebook runs twice. A notebook the session did not run in full runs here (nbclient, as
+``make solutions`` runs it, nothing saved, figures recorded without rendering their pictures), in the background,
+two kernels at a time, while the dashboards and plots are measured.
 
 1. Colour. A figure's categories are the distinct colours that mean different things in it; the rule (what counts,
    what does not: shades of a continuous map, black text, hatched blocked cells, neutral reference lines) is in
@@ -20,7 +22,7 @@ plots are measured here.
 2. Text size. Every text a figure draws (titles, axis and tick labels, annotations, legends, cell numbers, colour-bar
    labels) is at least ``MIN_FONT_PT`` (8) points at the figure's dpi (the picture shown at 100 %).
 
-Run time: about 20 to 30 s on a 2-core machine, nearly all of it the eight notebooks (``pytest -s`` prints it).
+Run time alone: about 20 to 30 s on a 2-core machine, nearly all of it the notebooks (``pytest -s`` prints it).
 """
 import matplotlib
 
@@ -245,6 +247,24 @@ sys.path.remove({tests!r})
 figure_audit.install_notebook_hook()"""
 
 
+def cell_ids(nb):
+    """{source: id} of a notebook's code cells (the first cell of a source)."""
+    ids = {}
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            ids.setdefault(cell.source, cell.get("id"))
+    return ids
+
+
+def named_records(records, ids):
+    """The kernel's figure records, each named by its cell's id and its number in that cell."""
+    for record in records:
+        record["cell"] = ids.get(record.pop("cell_source"), "?")
+        record["figure"] = f"{record['cell']} #{record['index']}" + (
+            f" ({record['figure']})" if record["figure"] != "figure" else "")
+    return records
+
+
 def run_notebooks(paths, out_dir):
     """{notebook stem: list of figure records, or the error text}: each solved notebook run in a fresh kernel."""
     from nbclient import NotebookClient
@@ -257,10 +277,7 @@ def run_notebooks(paths, out_dir):
 
     async def run(path, gate):
         nb = nbformat.read(path, as_version=4)
-        ids = {}
-        for cell in nb.cells:
-            if cell.cell_type == "code":
-                ids.setdefault(cell.source, cell.get("id"))
+        ids = cell_ids(nb)
         out = Path(out_dir) / f"{path.stem}.json"
         nb.cells.insert(0, nbformat.v4.new_code_cell(HOOK.format(tests=str(TESTS))))
         nb.cells.append(nbformat.v4.new_code_cell(f"figure_audit.dump_records({str(out)!r})"))
@@ -273,12 +290,7 @@ def run_notebooks(paths, out_dir):
             except (CellExecutionError, CellTimeoutError, DeadKernelError) as err:
                 results[path.stem] = f"the notebook failed: {str(err)[-2000:]}"
                 return
-        records = json.loads(out.read_text(encoding="utf-8"))
-        for record in records:
-            record["cell"] = ids.get(record.pop("cell_source"), "?")
-            record["figure"] = f"{record['cell']} #{record['index']}" + (
-                f" ({record['figure']})" if record["figure"] != "figure" else "")
-        results[path.stem] = records
+        results[path.stem] = named_records(json.loads(out.read_text(encoding="utf-8")), ids)
 
     async def main():
         gate = asyncio.Semaphore(KERNELS_AT_ONCE)
@@ -291,26 +303,44 @@ def run_notebooks(paths, out_dir):
 
 
 class NotebookRun:
-    """The solved notebooks run in a background thread, started by the first test that needs them."""
+    """The figures of the solved notebooks: those of the session's nbval run when it ran them in full (conftest.py
+    records them, drawn as usual, in the same kernels: no notebook runs twice), the others run here in a background
+    thread, started by the first test that needs them."""
 
     def __init__(self):
         self.thread = None
         self.results = None
         self.error = None
         self.seconds = None
+        self.session = {}  # stem -> figure records of nbval's run, or the failure text
+
+    def take_from_session(self, runs):
+        """Take the figures nbval's run of each solved notebook recorded (``runs``: conftest's OfflineKernels)."""
+        for path in SOLVED:
+            found = runs.figure_records(path)
+            if found is None:
+                continue
+            record = runs.record(path)
+            if record["failed"]:
+                self.session[path.stem] = ("the notebook failed under nbval in this session:\n"
+                                           + "\n".join(record["failed"])[-2000:])
+            else:
+                ids = cell_ids(nbformat.read(path, as_version=4))
+                self.session[path.stem] = named_records(json.loads(found.read_text(encoding="utf-8")), ids)
 
     def start(self):
         if self.thread is not None:
             return
+        missing = [path for path in SOLVED if path.stem not in self.session]
 
         def target():
             start = time.perf_counter()
             try:
                 with tempfile.TemporaryDirectory() as out_dir:
-                    self.results = run_notebooks(SOLVED, out_dir)
+                    self.results = run_notebooks(missing, out_dir) if missing else {}
             except Exception as err:  # reported by the tests that need the results
                 self.error = err
-            self.seconds = time.perf_counter() - start
+            self.seconds = time.perf_counter() - start if missing else None
 
         self.thread = threading.Thread(target=target, daemon=True)
         self.thread.start()
@@ -320,11 +350,14 @@ class NotebookRun:
             self.thread.join()  # also at the end of the module: no kernel is left behind
 
     def records(self, stem):
-        self.start()
-        self.wait()
-        if self.error is not None:
-            raise self.error
-        result = self.results[stem]
+        if stem in self.session:
+            result = self.session[stem]
+        else:
+            self.start()
+            self.wait()
+            if self.error is not None:
+                raise self.error
+            result = self.results[stem]
         if isinstance(result, str):
             pytest.fail(f"{stem}: {result}")
         return result
@@ -351,9 +384,12 @@ REPORT = {}  # source -> [(figure, {vision: (delta E, a, b)}, categories)]
 
 
 @pytest.fixture(scope="module", autouse=True)
-def notebooks_in_the_background(request):
-    """Start the notebooks at once when any notebook figure is tested; write the report at the end."""
-    if any("notebook " in item.name for item in request.session.items if item.module is request.module):
+def notebooks_in_the_background(request, offline_kernels):
+    """Take the figures of the notebooks nbval ran in this session; start the others at once when any notebook
+    figure is tested; write the report at the end."""
+    NOTEBOOKS.take_from_session(offline_kernels)
+    if any("notebook " in item.name for item in request.session.items
+           if getattr(item, "module", None) is request.module):  # notebook cells have no module
         NOTEBOOKS.start()
     start = time.perf_counter()
     yield
@@ -402,6 +438,8 @@ def write_report(seconds):
             lines.append(f"| {label} | {', '.join(colour_name(c) for c in colours)} | " + " | ".join(cells) + f" | {pair} |")
             summary.append((label, cells))
     notebooks = f" (the notebooks, in the background: {NOTEBOOKS.seconds:.1f} s)" if NOTEBOOKS.seconds else ""
+    if NOTEBOOKS.session:
+        notebooks += f" ({len(NOTEBOOKS.session)} notebooks' figures recorded in nbval's run of this session)"
     lines += ["", f"Measured in {seconds:.1f} s{notebooks}."]
     REPORT_PATH.parent.mkdir(parents=True, exist_ok=True)
     REPORT_PATH.write_text("\n".join(lines) + "\n", encoding="utf-8")
