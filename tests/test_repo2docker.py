@@ -9,8 +9,9 @@ On a clean copy of the repository (the files git tracks, as they are in the work
 - run postBuild (executable in git) after the whole repository is copied in (it installs course_utils from it);
 - find nothing that takes precedence (a binder/ or .binder/ folder).
 
-repo2docker is a maintainers' tool, not in the learner's lock: the test runs when ``jupyter-repo2docker`` is on
-PATH, in this environment, or named by REPO2DOCKER (its path), and is skipped with a message otherwise.
+repo2docker is a maintainers' tool, in requirements-dev.lock (not the learner's lock): the test runs when
+``jupyter-repo2docker`` is in this environment, on PATH, or named by REPO2DOCKER (its path), and is skipped with a
+message otherwise, except where COURSE_REQUIRE_REPO2DOCKER=1 (.ci/run): there a missing repo2docker is a failure.
 """
 from __future__ import annotations
 
@@ -25,8 +26,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-SKIP_MESSAGE = ("jupyter-repo2docker is not installed: pip install jupyter-repo2docker==2026.4.0 (any environment) "
-                "and put it on PATH or set REPO2DOCKER=/path/to/jupyter-repo2docker")
+SKIP_MESSAGE = ("jupyter-repo2docker is not installed: `make env-dev` installs it from requirements-dev.lock (or pip "
+                "install jupyter-repo2docker==2026.4.0 anywhere and set REPO2DOCKER=/path/to/jupyter-repo2docker)")
 
 
 def find_repo2docker():
@@ -48,6 +49,8 @@ def interpreter_of(script):
 @pytest.fixture(scope="module")
 def repo2docker():
     found = find_repo2docker()
+    if found is None and os.environ.get("COURSE_REQUIRE_REPO2DOCKER") == "1":
+        pytest.fail(f"COURSE_REQUIRE_REPO2DOCKER=1 but {SKIP_MESSAGE} (make env-dev installs it)")
     if found is None:
         pytest.skip(SKIP_MESSAGE)
     return found
