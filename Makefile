@@ -138,8 +138,12 @@ clean-env:
 # Maintainers: time and memory of course_utils attention against a naive loop and PyTorch (when installed),
 # dashboard update latency and notebook run times; results in benchmarks/results/. Not part of `make test`.
 # OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE are unset for this run only, so OpenBLAS picks the kernel of this CPU
-# (tests and CI keep them); the kernel that ran is recorded in the results. BENCH_ARGS=--quick: a smoke run;
-# BENCH_ARGS=--setup adds the first setup (fresh clone, empty caches, pip and uv side by side: minutes).
+# (tests and CI keep them); the kernel that ran is recorded in the results. The notebooks' kernels get them back as
+# the machine set them (COURSE_BENCH_MACHINE_ENV), so notebooks are timed as a learner runs them.
+# BENCH_ARGS=--quick: a smoke run; BENCH_ARGS=--setup adds the first setup (fresh clone, empty caches, pip and uv side
+# by side: minutes); BENCH_ARGS="--only notebooks" runs one part (attention, dashboards, notebooks, sizing).
+BENCH_MACHINE_ENV := $(foreach v,OPENBLAS_CORETYPE OPENBLAS_L2_SIZE,$(if $(filter environment,$(origin $(v))),$(v)=$($(v))))
 .PHONY: bench
 bench: $(DEV_STAMP)
-	env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE $(PY) benchmarks/run.py $(BENCH_ARGS)
+	env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE COURSE_BENCH_MACHINE_ENV=$(call quote,$(BENCH_MACHINE_ENV)) \
+		$(PY) benchmarks/run.py $(BENCH_ARGS)

@@ -1,12 +1,17 @@
 """Shared helpers of the benchmarks: timing, machine description, the BLAS kernel that ran."""
+import contextlib
 import os
 import platform
+import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
 
 RESULTS = Path(__file__).resolve().parent / "results"
+ROOT = RESULTS.parent.parent
 
 
 def blas_info():
@@ -55,7 +60,8 @@ def _loaded_openblas():
 def machine():
     """A few lines describing the machine and the environment of this run."""
     env = {name: os.environ.get(name, "(unset)") for name in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE",
-                                                              "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")}
+                                                              "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+                                                              "PYTHONDONTWRITEBYTECODE")}
     lines = [
         f"- machine: {platform.machine()}, {os.cpu_count()} logical cores, {platform.platform()}",
         f"- processor: {_cpu_model()}",
@@ -87,3 +93,50 @@ def markdown_table(header, rows):
     out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     out += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
     return "\n".join(out)
+
+
+class LoadMeter:
+    """CPU time used by other processes while the benchmark runs: the load caveat, measured.
+
+    This process and the children it has waited for (kernels, subprocesses) count as its own."""
+
+    def __init__(self):
+        self.start = self._read()
+
+    @staticmethod
+    def _read():
+        try:
+            with open("/proc/stat", encoding="utf-8") as stat:
+                fields = [int(x) for x in stat.readline().split()[1:]]
+            busy = sum(fields) - fields[3] - fields[4]  # all but idle and iowait, in clock ticks
+            ticks = os.sysconf("SC_CLK_TCK")
+        except (OSError, ValueError, IndexError):
+            return None
+        own = os.times()
+        return time.monotonic(), busy / ticks, own.user + own.system + own.children_user + own.children_system
+
+    def cores_used_by_others(self):
+        """Average number of cores kept busy by other processes since the start (None where unknown)."""
+        now = self._read()
+        if now is None or self.start is None:
+            return None
+        wall = now[0] - self.start[0]
+        return max(0.0, ((now[1] - self.start[1]) - (now[2] - self.start[2])) / wall) if wall > 0 else None
+
+
+@contextlib.contextmanager
+def checkout(before):
+    """The tree of ``before``: a directory holding course_utils as it is, else a git ref checked out (detached) into
+    a temporary worktree, removed afterwards. Yields the tree's root."""
+    path = Path(before)
+    if (path / "course_utils").is_dir():
+        yield path.resolve()
+        return
+    with tempfile.TemporaryDirectory(prefix="bench-before-") as tmp:
+        worktree = Path(tmp) / "tree"
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "--quiet", str(worktree), before],
+                       check=True)
+        try:
+            yield worktree
+        finally:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(worktree)], check=False)

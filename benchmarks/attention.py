@@ -128,33 +128,6 @@ def interleaved(calls, rounds):
     return times
 
 
-class LoadMeter:
-    """CPU time used by other processes while the benchmark runs: the load caveat, measured."""
-
-    def __init__(self):
-        self.start = self._read()
-
-    @staticmethod
-    def _read():
-        try:
-            with open("/proc/stat", encoding="utf-8") as stat:
-                fields = [int(x) for x in stat.readline().split()[1:]]
-            busy = sum(fields) - fields[3] - fields[4]  # all but idle and iowait, in clock ticks
-            ticks = os.sysconf("SC_CLK_TCK")
-        except (OSError, ValueError, IndexError):
-            return None
-        own = os.times()
-        return time.monotonic(), busy / ticks, own.user + own.system
-
-    def cores_used_by_others(self):
-        """Average number of cores kept busy by other processes since the start (None where unknown)."""
-        now = self._read()
-        if now is None or self.start is None:
-            return None
-        wall = now[0] - self.start[0]
-        return max(0.0, ((now[1] - self.start[1]) - (now[2] - self.start[2])) / wall) if wall > 0 else None
-
-
 def run(quick=False, mem_cap=8 * GiB, lengths=LENGTHS):
     torch = _torch()
     rng = np.random.default_rng(0)
@@ -418,7 +391,7 @@ def main(argv=None):
     parser.add_argument("--no-sweep", action="store_true", help="skip the block-size sweep")
     args = parser.parse_args(argv)
     _common.RESULTS.mkdir(parents=True, exist_ok=True)
-    meter = LoadMeter()
+    meter = _common.LoadMeter()
     load_before = os.getloadavg()
     lengths = tuple(t for t in LENGTHS if t <= 1024) if args.quick else LENGTHS
     results = run(quick=args.quick, mem_cap=args.mem_cap_gib * GiB, lengths=lengths)

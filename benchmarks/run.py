@@ -2,7 +2,9 @@
 
 Results go to benchmarks/results/ (Markdown tables and a PNG). Not part of `make test`.
 
-    python benchmarks/run.py [--quick] [--setup]
+    python benchmarks/run.py [--quick] [--setup] [--only PART ...] [--before REF]
+
+`make bench BENCH_ARGS="--only notebooks"` runs one part (attention, dashboards, notebooks, sizing).
 """
 import argparse
 import sys
@@ -16,6 +18,8 @@ import widgets  # noqa: E402
 
 import notebooks  # noqa: E402
 
+PARTS = ("attention", "dashboards", "notebooks", "sizing")
+
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -23,17 +27,27 @@ def main(argv=None):
     parser.add_argument("--setup", action="store_true",
                         help="also time the first setup (fresh clone, empty caches, pip and uv side by side: "
                              "minutes, downloads every package; benchmarks/setup.py)")
+    parser.add_argument("--only", action="append", choices=PARTS, metavar="PART",
+                        help="run only this part (repeatable): " + ", ".join(PARTS))
+    parser.add_argument("--before", help="the git ref the dashboards and notebooks are compared with "
+                                         "(default: each part's own, written in its results)")
     args = parser.parse_args(argv)
+    parts = args.only or PARTS
+    before = ["--before", args.before] if args.before else []
     start = time.perf_counter()
-    print("== attention", flush=True)
-    attention.main(["--quick"] if args.quick else [])
-    print("== dashboards", flush=True)
-    widgets.main(["--moves", "6" if args.quick else "20"])
-    print("== notebooks", flush=True)
-    notebooks.main([])
-    print("== sizing (memory and CPU per learner, for a JupyterHub)", flush=True)
-    # --quick: one notebook, no server, results left alone (the guide's sizing tables come from a full run)
-    sizing.main(["00", "--moves", "1", "--no-server", "--no-write"] if args.quick else ["--moves", "6"])
+    if "attention" in parts:
+        print("== attention", flush=True)
+        attention.main(["--quick"] if args.quick else [])
+    if "dashboards" in parts:
+        print("== dashboards", flush=True)
+        widgets.main(["--moves", "6" if args.quick else "20", *before])
+    if "notebooks" in parts:
+        print("== notebooks (today's against an older commit's, alternated)", flush=True)
+        notebooks.main(["--rounds", "1" if args.quick else "3", *before])
+    if "sizing" in parts:
+        print("== sizing (memory and CPU per learner, for a JupyterHub)", flush=True)
+        # --quick: one notebook, no server, results left alone (the guide's sizing tables come from a full run)
+        sizing.main(["00", "--moves", "1", "--no-server", "--no-write"] if args.quick else ["--moves", "6"])
     if args.setup:
         import setup  # only behind the flag: it takes minutes
 

@@ -227,23 +227,12 @@ def measure(moves, label=""):
 
 def measure_before(before, moves):
     """``measure(moves)`` for an older course_utils, in a subprocess: ``before`` is a directory or a git ref."""
-    with tempfile.TemporaryDirectory(prefix="bench-before-") as tmp:
-        path = Path(before)
-        worktree = None
-        if not (path / "course_utils").is_dir():
-            worktree = Path(tmp) / "tree"
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "--quiet", str(worktree), before],
-                           check=True)
-            path = worktree
-        try:
-            env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(path), os.environ.get("PYTHONPATH", "")]))
-            out = Path(tmp) / "before.json"
-            subprocess.run([sys.executable, __file__, "--moves", str(moves), "--json", str(out)], check=True, env=env,
-                           cwd=tmp)
-            return json.loads(out.read_text(encoding="utf-8"))
-        finally:
-            if worktree is not None:
-                subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(worktree)], check=False)
+    with _common.checkout(before) as path, tempfile.TemporaryDirectory(prefix="bench-before-") as tmp:
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(path), os.environ.get("PYTHONPATH", "")]))
+        out = Path(tmp) / "before.json"
+        subprocess.run([sys.executable, __file__, "--moves", str(moves), "--json", str(out)], check=True, env=env,
+                       cwd=tmp)
+        return json.loads(out.read_text(encoding="utf-8"))
 
 
 def table(after, before):
