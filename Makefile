@@ -40,10 +40,12 @@ quote = '$(subst ','\'',$(1))'
 .PHONY: lab notebook7 test test-mine env env-dev notebooks solutions lock clean-env
 
 lab: $(STAMP) $(OVERRIDES)
+	@$(COMPILE_PENDING)
 	$(VENV)/bin/jupyter lab $(LAB_BROWSER) --ServerApp.root_dir="$(CURDIR)" $(LAB_ARGS) $(FIRST_NOTEBOOK)
 
 # The same course in Notebook 7 (`jupyter notebook`): same root, same first notebook, same LAB_ARGS.
 notebook7: $(STAMP) $(OVERRIDES)
+	@$(COMPILE_PENDING)
 	$(VENV)/bin/jupyter notebook $(LAB_BROWSER) --ServerApp.root_dir="$(CURDIR)" $(LAB_ARGS) $(FIRST_NOTEBOOK)
 
 # Lint first (ruff: pyflakes, pycodestyle, import order, likely bugs; config in pyproject.toml), then every test,
@@ -71,10 +73,14 @@ doctor: $(STAMP)
 
 # The environment: a venv holding exactly the lock, plus course_utils (editable); installed by uv when it can be
 # had (pinned in tools/install_env.py), else by pip; INSTALLER=pip forces pip. Stamps: the doctor reads them.
+# The learner's lock is installed without compiling its bytecode; a worker compiles it afterwards in the background
+# at low priority while JupyterLab starts (--compile later; the maintainers' additions compile at once). Until
+# it is done .venv/.bytecode-pending exists, and make lab starts it again if it was stopped (COMPILE_PENDING).
 INSTALLER ?= $(or $(COURSE_INSTALLER),auto)
+COMPILE_PENDING = test ! -f $(VENV)/.bytecode-pending || $(PYTHON) tools/install_env.py --venv $(VENV) --compile-in-background
 $(STAMP): $(LOCK) pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "The course needs Python 3.10 or newer; found " + sys.version.split()[0] + ". Install a newer Python, or run: make PYTHON=python3.11 ...")'
-	@$(PYTHON) tools/install_env.py --venv $(VENV) --installer $(INSTALLER) --editable . $(LOCK)
+	@$(PYTHON) tools/install_env.py --venv $(VENV) --installer $(INSTALLER) --compile later --editable . $(LOCK)
 	@rm -f $(VENV)/.installed-*
 	@touch $@
 	@echo "Environment ready in $(VENV) (from $(LOCK))."

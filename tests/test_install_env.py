@@ -98,3 +98,79 @@ def test_a_venv_whose_ensurepip_fails_is_removed_with_the_fix(tmp_path):
     with pytest.raises(SystemExit, match="(?s)No module named ensurepip.*python3-venv"):
         install_env.EnsurePip(venv).wait()
     assert not venv.exists()
+
+
+def test_compile_later_installs_without_compiling_then_starts_the_background_worker(tmp_path, monkeypatch, capsys):
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "python").symlink_to(sys.executable)
+    lock = tmp_path / "requirements.lock"
+    lock.write_text("six==1.17.0\n")
+    calls, started = [], []
+    monkeypatch.setattr(install_env, "bootstrap_uv", lambda *a: Path("uv"))
+    monkeypatch.setattr(install_env, "install_uv", lambda *args: calls.append(args))
+    monkeypatch.setattr(install_env, "compile_in_background", lambda v: started.append(v) or True)
+    assert install_env.main(["--venv", str(venv), "--compile", "later", str(lock)]) == 0
+    assert calls[0][-1] is False and started == [venv]  # compile_now=False, then the worker
+    out = capsys.readouterr().out.splitlines()
+    assert out[-1].startswith("Compiling the bytecode in the background at low priority (about")
+    calls.clear()
+    started.clear()
+    assert install_env.main(["--venv", str(venv), str(lock)]) == 0  # make env-dev: compiled while installing
+    assert calls[0][-1] is True and started == []
+
+
+def test_the_installers_commands_compile_or_not(tmp_path, monkeypatch):
+    commands = []
+    monkeypatch.setattr(install_env, "run", lambda command, *a, **k: commands.append(command))
+    monkeypatch.setattr(install_env.sys.stdout, "isatty", lambda: False)
+    lock = tmp_path / "x.lock"
+    lock.write_text("six==1.17.0\n")
+    for compile_now in (True, False):
+        install_env.install_uv(Path("uv"), tmp_path, [lock], None, 0.0, compile_now)
+        install_env.install_pip(tmp_path, [lock], None, 0.0, compile_now)
+    uv_now, pip_now, uv_later, pip_later = commands
+    assert "--compile-bytecode" in uv_now and "--compile-bytecode" not in uv_later
+    assert "--no-compile" not in pip_now and "--no-compile" in pip_later
+
+
+def _pyc_count(folder):
+    return len(list(folder.rglob("*.pyc")))
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the worker's lock and nice are POSIX")
+def test_the_background_worker_compiles_everything_once_and_a_second_one_leaves(tmp_path):
+    import subprocess
+    import time
+
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = install_env.venv_python(venv)
+    site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                               capture_output=True, text=True, check=True).stdout.strip())
+    for package in ("numpy", "somepkg"):  # one of FIRST_NEEDED, one not
+        (site / package / "sub").mkdir(parents=True)
+        (site / package / "__init__.py").write_text("X = 1\n")
+        (site / package / "sub" / "mod.py").write_text("def f():\n    return 2\n")
+    (site / "single.py").write_text("Y = 3\n")
+    assert install_env.main(["--venv", str(venv), "--compile-in-background"]) == 0  # nothing pending: nothing
+    assert not (venv / install_env.PENDING).exists()
+    assert install_env.compile_in_background(venv)
+    assert (venv / install_env.PENDING).exists()
+    assert not install_env.compile_in_background(venv) or not (venv / install_env.PENDING).exists()  # locked
+    deadline = time.monotonic() + 60
+    while (venv / install_env.PENDING).exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not (venv / install_env.PENDING).exists(), (venv / install_env.COMPILE_LOG).read_text()
+    assert _pyc_count(site) == 5
+    log = (venv / install_env.COMPILE_LOG).read_text()
+    assert "bytecode compiled in" in log and "did not compile" not in log
+    # the same .pyc as `python -m compileall` (and so uv, which runs compileall) writes: same header, same code
+    single = next(site.rglob("single.cpython-*.pyc"))
+    written = single.read_bytes()
+    single.unlink()
+    subprocess.run([str(python), "-m", "compileall", "-q", str(site / "single.py")], check=True)
+    assert single.read_bytes() == written
+    # a later `make lab` finds nothing pending and starts nothing
+    assert install_env.main(["--venv", str(venv), "--compile-in-background"]) == 0
+    assert install_env.compile_worker(venv) == 0 and _pyc_count(site) == 5

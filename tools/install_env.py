@@ -2,7 +2,7 @@
 
 ``make env`` (and so ``make lab``, ``make test``, ...) runs this script with the system's Python::
 
-    python3 tools/install_env.py --venv .venv --editable . requirements.lock
+    python3 tools/install_env.py --venv .venv --compile later --editable . requirements.lock
     python3 tools/install_env.py --venv .venv requirements-dev.lock       # on top (make env-dev)
 
 1. Creates the venv with this Python when it is missing (``python -m venv --without-pip``, then
@@ -10,7 +10,8 @@
    doctor's fixes use).
 2. Says in one line what it installs and about how long that takes.
 3. Installs every lock and the editable project in one command with ``--no-deps`` (the environment
-   is exactly the locks) and compiles the bytecode (without it every first import is slower):
+   is exactly the locks) and compiles the bytecode (without it every import is ~2.3x slower when Python
+   may not write it):
 
    * uv (``uv pip install``), version UV_VERSION, fetched into ``<venv>/.uv-<version>/`` (outside
      site-packages: the venv holds exactly the locks either way): its wheel downloaded from PyPI and
@@ -22,6 +23,18 @@
    pip's. Both give the same packages (``.ci/run`` compares their ``pip freeze``).
 4. Shows progress all along: uv's progress on a terminal; otherwise a line per phase with the seconds
    elapsed, and a line at least every HEARTBEAT seconds while an installer works silently.
+
+``--compile later`` (what ``make env`` and ``make lab`` pass for the learner's lock) installs without compiling
+and compiles the bytecode in the background instead, at low priority (nice 19), once the packages are in:
+compiling was ~8 of the ~13 s uv took to install, and JupyterLab answers meanwhile. Until it is done, a
+module imported for the first time is compiled by the import itself (Python writes its .pyc as usual).
+The worker runs this script with the venv's Python (``--compile-worker``); it holds a lock on
+``<venv>/.bytecode-pending`` and removes that file when done (log: ``<venv>/.bytecode.log``), so
+``--compile-in-background`` (``make lab`` runs it while the file exists) starts it again only when an earlier
+one was stopped before it finished. Its .pyc files are the ones ``uv --compile-bytecode`` writes (the same files,
+compileall's default invalidation mode, the same absolute paths; compared: byte for byte but for marshal's
+reference flags in a few, with equal code objects). ``--compile now`` (the default, ``make env-dev``) compiles
+during the installation.
 
 ``--installer pip`` / ``--installer uv`` (or COURSE_INSTALLER=pip|uv) forces one; ``uv`` then fails
 instead of falling back. Standard library only; runs with Python 3.10 and newer.
@@ -42,6 +55,8 @@ HEARTBEAT = 15  # seconds without a line before "still working" is printed
 #: (uv, pip) seconds per package of a first installation with empty caches, measured by
 #: benchmarks/setup.py (benchmarks/results/setup.md); the one-line estimate scales them by the lock's size.
 SECONDS_PER_PACKAGE = {"uv": 0.25, "pip": 0.8}
+#: How long the background compilation of the learner's lock takes (benchmarks/results/setup.md), as words.
+COMPILE_ESTIMATE = "about 10-40 s"
 
 
 class InstallError(RuntimeError):
@@ -197,9 +212,11 @@ def bootstrap_uv(venv: Path, start: float, pip_ready=lambda: None) -> Path:
     return uv
 
 
-def install_uv(uv: Path, venv: Path, locks: list[Path], editable: Path | None, start: float) -> None:
+def install_uv(uv: Path, venv: Path, locks: list[Path], editable: Path | None, start: float,
+               compile_now: bool = True) -> None:
     """Every lock and the editable project in one `uv pip install` (the project builds while wheels download)."""
-    command = [str(uv), "pip", "install", "--python", str(venv_python(venv)), "--no-deps", "--compile-bytecode"]
+    command = [str(uv), "pip", "install", "--python", str(venv_python(venv)), "--no-deps"]
+    command += ["--compile-bytecode"] if compile_now else []
     command += [arg for lock in locks for arg in ("-r", str(lock))]
     command += ["--editable", str(editable)] if editable is not None else []
     if sys.stdout.isatty():  # uv's own progress bars
@@ -209,14 +226,105 @@ def install_uv(uv: Path, venv: Path, locks: list[Path], editable: Path | None, s
         run(command, "uv installing", start, show=uv_lines)
 
 
-def install_pip(venv: Path, locks: list[Path], editable: Path | None, start: float) -> None:
+def install_pip(venv: Path, locks: list[Path], editable: Path | None, start: float,
+                compile_now: bool = True) -> None:
     """Every lock and the editable project in one `pip install --no-deps`."""
     command = [str(venv_python(venv)), "-m", "pip", "install", "--disable-pip-version-check", "--progress-bar",
                "off", "--no-deps"]
+    command += [] if compile_now else ["--no-compile"]
     command += [arg for lock in locks for arg in ("-r", str(lock))]
     command += ["--editable", str(editable)] if editable is not None else []
     total = sum(len(lock_packages(lock)) for lock in locks) + (editable is not None)
     run(command, "pip installing", start, show=PipProgress(total))
+
+
+#: The marker of a background compilation not finished yet, in the venv (the worker holds a lock on it).
+PENDING = ".bytecode-pending"
+COMPILE_LOG = ".bytecode.log"
+#: Top-level packages the first notebook's kernel imports (ipykernel and IPython, numpy, matplotlib, ipywidgets, what
+#: they import): compiled first, so a learner who runs the first cell early finds them compiled. Then everything.
+FIRST_NEEDED = ("ipykernel", "IPython", "debugpy", "zmq", "jupyter_client", "jupyter_core", "traitlets", "tornado",
+                "comm", "psutil", "numpy", "matplotlib", "PIL", "pyparsing", "kiwisolver", "cycler", "dateutil",
+                "ipywidgets", "nbformat", "fastjsonschema", "jsonschema")
+
+
+def _lock(handle) -> bool:
+    """An exclusive lock on the open file `handle` without waiting; False when another process holds it."""
+    try:
+        import fcntl
+    except ImportError:  # Windows (the course asks for WSL there): no lock, at worst two workers
+        return True
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except OSError:
+        return False
+
+
+def compile_in_background(venv: Path) -> bool:
+    """Start the worker that compiles the venv's bytecode at low priority, detached (it outlives make and survives
+    Ctrl-C); <venv>/.bytecode-pending stays until it is done. False when a worker is already at it."""
+    marker = venv / PENDING
+    handle = open(marker, "a+")  # the lock passes to the worker with the descriptor: never a moment without one
+    try:
+        if not _lock(handle):
+            return False
+        command = [str(venv_python(venv)), str(Path(__file__).resolve()), "--venv", str(venv.resolve()),
+                   "--compile-worker"]
+        inherit = {}
+        if os.name != "nt":
+            command += ["--lock-fd", str(handle.fileno())]
+            inherit = {"pass_fds": (handle.fileno(),), "start_new_session": True}
+        with open(venv / COMPILE_LOG, "a") as log:
+            subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, **inherit)
+        return True
+    finally:
+        handle.close()
+
+
+def site_packages() -> list[Path]:
+    """This Python's site-packages folders (purelib, platlib)."""
+    import sysconfig
+
+    paths = sysconfig.get_paths()
+    return list(dict.fromkeys(Path(paths[key]) for key in ("purelib", "platlib") if Path(paths[key]).is_dir()))
+
+
+def compile_worker(venv: Path, lock_fd: int | None = None) -> int:
+    """Compile every module of this Python's site-packages (run with the venv's Python), the FIRST_NEEDED
+    packages first, at nice 19; remove <venv>/.bytecode-pending at the end. A second worker leaves at once."""
+    import compileall
+
+    marker = venv / PENDING
+    if lock_fd is not None:
+        handle = os.fdopen(lock_fd, "a+")  # locked by compile_in_background
+    elif marker.exists():
+        handle = open(marker, "a+")
+        if not _lock(handle):
+            handle.close()
+            return 0
+    else:
+        return 0
+    with handle:
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"{os.getpid()}\n")
+        handle.flush()
+        if hasattr(os, "nice"):
+            os.nice(19)  # the learner's JupyterLab and kernels first
+        start = time.monotonic()
+        ok = True
+        for folder in site_packages():
+            for name in FIRST_NEEDED:
+                if (folder / name).is_dir():
+                    ok &= compileall.compile_dir(folder / name, quiet=1, workers=0)
+        first = time.monotonic() - start
+        for folder in site_packages():
+            ok &= compileall.compile_dir(folder, quiet=1, workers=0)
+        marker.unlink(missing_ok=True)  # failures (a vendored Python 2 file) stay failures: no retry
+        say(f"bytecode compiled in {time.monotonic() - start:.1f} s (first notebook's packages in {first:.1f} s)"
+            + ("" if ok else "; some files did not compile (see above), as with pip and uv"))
+    return 0
 
 
 class EnsurePip:
@@ -257,12 +365,28 @@ def estimate(packages: int, installer: str) -> str:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("locks", nargs="+", type=Path, help="lock files, installed in this order")
+    parser.add_argument("locks", nargs="*", type=Path, help="lock files, installed in this order")
     parser.add_argument("--venv", type=Path, default=Path(".venv"))
     parser.add_argument("--editable", type=Path, help="a project to install editable (--no-deps) after the locks")
     parser.add_argument("--installer", choices=["auto", "uv", "pip"],
                         default=os.environ.get("COURSE_INSTALLER") or "auto")
+    parser.add_argument("--compile", choices=["now", "later"], default="now",
+                        help="compile the bytecode while installing (now) or in the background afterwards (later)")
+    parser.add_argument("--compile-in-background", action="store_true",
+                        help="no installation: start the background compilation again if one was left unfinished")
+    parser.add_argument("--compile-worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--lock-fd", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.compile_worker:
+        return compile_worker(args.venv, args.lock_fd)
+    if args.compile_in_background:
+        if (args.venv / PENDING).exists() and venv_python(args.venv).exists() and compile_in_background(args.venv):
+            say(f"Compiling the rest of the bytecode in {args.venv} in the background (an earlier run stopped before "
+                "it finished): JupyterLab starts meanwhile.")
+        return 0
+    if not args.locks:
+        parser.error("name at least one lock file")
+    compile_now = args.compile == "now"
     start = time.monotonic()
     python = venv_python(args.venv)
     pip = _Ready()
@@ -277,7 +401,8 @@ def main(argv=None) -> int:
         f"{estimate(packages, installer)}.")
     if installer == "uv":
         try:
-            install_uv(bootstrap_uv(args.venv, start, pip.wait), args.venv, args.locks, args.editable, start)
+            install_uv(bootstrap_uv(args.venv, start, pip.wait), args.venv, args.locks, args.editable, start,
+                       compile_now)
             installer_used = f"uv {UV_VERSION}"
         except (InstallError, OSError) as err:
             if args.installer == "uv":
@@ -286,14 +411,18 @@ def main(argv=None) -> int:
             say(f"uv did not work ({first}); installing with pip instead "
                 f"({estimate(packages, 'pip')}).")
             pip.wait()
-            install_pip(args.venv, args.locks, args.editable, start)
+            install_pip(args.venv, args.locks, args.editable, start, compile_now)
             installer_used = "pip"
     else:
         pip.wait()
-        install_pip(args.venv, args.locks, args.editable, start)
+        install_pip(args.venv, args.locks, args.editable, start, compile_now)
         installer_used = "pip"
     pip.wait()
     say(f"Installed {names} into {args.venv} with {installer_used} in {time.monotonic() - start:.0f} s.")
+    if not compile_now:
+        compile_in_background(args.venv)
+        say(f"Compiling the bytecode in the background at low priority ({COMPILE_ESTIMATE}): JupyterLab starts "
+            "meanwhile, and a module imported before then is compiled by that import.")
     return 0
 
 
