@@ -111,13 +111,13 @@ def test_compile_later_installs_without_compiling_then_starts_the_background_wor
     monkeypatch.setattr(install_env, "install_uv", lambda *args: calls.append(args))
     monkeypatch.setattr(install_env, "compile_in_background", lambda v: started.append(v) or True)
     assert install_env.main(["--venv", str(venv), "--compile", "later", str(lock)]) == 0
-    assert calls[0][-1] is False and started == [venv]  # compile_now=False, then the worker
+    assert calls[0][5] is False and started == [venv]  # compile_now=False, then the worker
     out = capsys.readouterr().out.splitlines()
     assert out[-1].startswith("Compiling the bytecode in the background at low priority (about")
     calls.clear()
     started.clear()
     assert install_env.main(["--venv", str(venv), str(lock)]) == 0  # make env-dev: compiled while installing
-    assert calls[0][-1] is True and started == []
+    assert calls[0][5] is True and started == []
 
 
 def test_the_installers_commands_compile_or_not(tmp_path, monkeypatch):
@@ -174,3 +174,49 @@ def test_the_background_worker_compiles_everything_once_and_a_second_one_leaves(
     # a later `make lab` finds nothing pending and starts nothing
     assert install_env.main(["--venv", str(venv), "--compile-in-background"]) == 0
     assert install_env.compile_worker(venv) == 0 and _pyc_count(site) == 5
+
+
+def test_a_new_venv_gets_the_pip_of_ensurepip_from_its_wheels_in_uvs_command(tmp_path, monkeypatch):
+    wheels = install_env.bundled_pip_wheels()
+    if not wheels:
+        pytest.skip("this Python keeps no ensurepip wheels in ensurepip/_bundled")
+    assert any(w.name.startswith("pip-") for w in wheels)
+    venv = tmp_path / "venv"
+    lock = tmp_path / "requirements.lock"
+    lock.write_text("six==1.17.0\n")
+    calls = []
+    monkeypatch.setattr(install_env, "bootstrap_uv", lambda *a: Path("uv"))
+    monkeypatch.setattr(install_env, "install_uv", lambda *args: calls.append(args))
+    monkeypatch.setattr(install_env, "EnsurePip", lambda v: pytest.fail("ensurepip must not run when uv installs pip"))
+    assert install_env.main(["--venv", str(venv), str(lock)]) == 0
+    assert calls[0][6] == wheels
+
+
+def test_pip_installed_from_its_wheel_freezes_as_a_version_not_a_file(tmp_path):
+    site = tmp_path / "venv" / "lib" / "python3.11" / "site-packages"
+    for name in ("pip-23.2.1", "six-1.17.0"):
+        (site / f"{name}.dist-info").mkdir(parents=True)
+        (site / f"{name}.dist-info" / "direct_url.json").write_text("{}")
+    install_env.forget_wheel_paths(tmp_path / "venv", [Path("/x/pip-23.2.1-py3-none-any.whl")])
+    assert not (site / "pip-23.2.1.dist-info" / "direct_url.json").exists()
+    assert (site / "six-1.17.0.dist-info" / "direct_url.json").exists()
+
+
+def test_a_new_venv_whose_uv_fails_gets_pip_from_ensurepip(tmp_path, monkeypatch):
+    venv = tmp_path / "venv"
+    lock = tmp_path / "requirements.lock"
+    lock.write_text("six==1.17.0\n")
+    events = []
+
+    class FakeEnsurePip:
+        def __init__(self, v):
+            events.append("ensurepip")
+
+        def wait(self):
+            events.append("waited")
+
+    monkeypatch.setattr(install_env, "EnsurePip", FakeEnsurePip)
+    monkeypatch.setattr(install_env, "bootstrap_uv", lambda *a: (_ for _ in ()).throw(install_env.InstallError("x")))
+    monkeypatch.setattr(install_env, "install_pip", lambda *args: events.append("pip"))
+    assert install_env.main(["--venv", str(venv), str(lock)]) == 0
+    assert events[:3] == ["ensurepip", "waited", "pip"]

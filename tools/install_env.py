@@ -5,9 +5,10 @@
     python3 tools/install_env.py --venv .venv --compile later --editable . requirements.lock
     python3 tools/install_env.py --venv .venv requirements-dev.lock       # on top (make env-dev)
 
-1. Creates the venv with this Python when it is missing (``python -m venv --without-pip``, then
-   ``python -m ensurepip`` in the background: the same pip ``python -m venv`` puts there, which the
-   doctor's fixes use).
+1. Creates the venv with this Python when it is missing (``python -m venv --without-pip``). Its pip (which
+   the doctor's fixes use) is the one ``python -m venv`` puts there: with uv, the wheels of this Python's
+   ensurepip go into uv's one command with the locks (ensurepip itself spent ~7 s of CPU installing and
+   compiling them); else, or when uv fails, ``python -m ensurepip`` (in the background while uv is fetched).
 2. Says in one line what it installs and about how long that takes.
 3. Installs every lock and the editable project in one command with ``--no-deps`` (the environment
    is exactly the locks) and compiles the bytecode (without it every import is ~2.3x slower when Python
@@ -213,11 +214,13 @@ def bootstrap_uv(venv: Path, start: float, pip_ready=lambda: None) -> Path:
 
 
 def install_uv(uv: Path, venv: Path, locks: list[Path], editable: Path | None, start: float,
-               compile_now: bool = True) -> None:
-    """Every lock and the editable project in one `uv pip install` (the project builds while wheels download)."""
+               compile_now: bool = True, wheels: list[Path] = ()) -> None:
+    """Every lock, `wheels` (local files) and the editable project in one `uv pip install` (the project builds
+    while wheels download)."""
     command = [str(uv), "pip", "install", "--python", str(venv_python(venv)), "--no-deps"]
     command += ["--compile-bytecode"] if compile_now else []
     command += [arg for lock in locks for arg in ("-r", str(lock))]
+    command += [str(wheel) for wheel in wheels]
     command += ["--editable", str(editable)] if editable is not None else []
     if sys.stdout.isatty():  # uv's own progress bars
         if subprocess.run(command).returncode != 0:
@@ -356,6 +359,38 @@ class _Ready:
         pass
 
 
+class _PipWhenNeeded:
+    """ensurepip started only when pip is needed after all (uv could not be had or failed)."""
+
+    def __init__(self, venv: Path):
+        self.venv, self.pip = venv, None
+
+    def wait(self) -> None:
+        if self.pip is None:
+            self.pip = EnsurePip(self.venv)
+        self.pip.wait()
+
+
+def forget_wheel_paths(venv: Path, wheels: list[Path]) -> None:
+    """Remove the direct_url.json uv writes for a wheel installed from a file, so that `pip freeze` says
+    ``pip==23.2.1``, as after ensurepip, not ``pip @ file:///...``."""
+    for wheel in wheels:
+        name, version = wheel.name.split("-")[:2]
+        for record in venv.glob(f"[Ll]ib/**/site-packages/{name}-{version}.dist-info/direct_url.json"):
+            record.unlink()
+
+
+def bundled_pip_wheels() -> list[Path]:
+    """The wheels ``python -m ensurepip`` of this Python installs (pip; setuptools too before Python 3.12), or []
+    when they are not where CPython keeps them (Debian's python3-venv keeps them elsewhere: ensurepip then)."""
+    try:
+        import ensurepip
+    except ImportError:
+        return []
+    wheels = sorted((Path(ensurepip.__file__).parent / "_bundled").glob("*.whl"))
+    return wheels if any(wheel.name.startswith("pip-") for wheel in wheels) else []
+
+
 def estimate(packages: int, installer: str) -> str:
     """About how long a first installation of `packages` packages takes (empty caches), as words."""
     seconds = packages * SECONDS_PER_PACKAGE[installer]
@@ -390,20 +425,26 @@ def main(argv=None) -> int:
     start = time.monotonic()
     python = venv_python(args.venv)
     pip = _Ready()
+    installer = "pip" if args.installer == "pip" else "uv"
+    pip_wheels: list[Path] = []
     if not python.exists():
         say(f"Creating the virtual environment {args.venv} (Python {sys.version.split()[0]})")
         subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(args.venv)], check=True)
-        pip = EnsurePip(args.venv)  # pip, as `python -m venv` puts it, while the rest goes on
+        pip_wheels = bundled_pip_wheels() if installer == "uv" else []
+        # pip, as `python -m venv` puts it: from its wheels in uv's command, else ensurepip while the rest goes on
+        pip = _PipWhenNeeded(args.venv) if pip_wheels else EnsurePip(args.venv)
     packages = sum(len(lock_packages(lock)) for lock in args.locks)
     names = " + ".join(lock.name for lock in args.locks) + (" + course_utils" if args.editable else "")
-    installer = "pip" if args.installer == "pip" else "uv"
     say(f"Installing {packages} packages ({names}) into {args.venv} with {installer}: "
         f"{estimate(packages, installer)}.")
     if installer == "uv":
         try:
             install_uv(bootstrap_uv(args.venv, start, pip.wait), args.venv, args.locks, args.editable, start,
-                       compile_now)
+                       compile_now, pip_wheels)
             installer_used = f"uv {UV_VERSION}"
+            if pip_wheels:
+                pip = _Ready()  # uv put pip there
+                forget_wheel_paths(args.venv, pip_wheels)
         except (InstallError, OSError) as err:
             if args.installer == "uv":
                 raise
