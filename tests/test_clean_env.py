@@ -84,3 +84,25 @@ def test_make_clean_env_runs_the_guard():
                          cwd=ROOT, capture_output=True, text=True, check=True).stdout
     assert "clean_env.py" in out and "rm -rf" not in out
     assert "clean_env.py '/home/me/it'" + "\\" + "''s'" in out  # one argument, quoted for the shell
+
+
+@pytest.mark.skipif(not hasattr(os, "killpg"), reason="POSIX process groups")
+def test_the_background_compilation_is_stopped_before_the_venv_goes(repo):
+    venv = a_venv(repo / ".venv")
+    worker = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "--compile-worker"],
+                              start_new_session=True)
+    try:
+        (venv / ".bytecode-pending").write_text(f"{worker.pid}\n")
+        assert C.stop_compiling(venv)
+        assert worker.wait(timeout=10) == -15  # SIGTERM
+    finally:
+        if worker.poll() is None:
+            worker.kill()
+
+
+def test_another_process_named_in_the_marker_is_left_alone(repo):
+    venv = a_venv(repo / ".venv")
+    (venv / ".bytecode-pending").write_text(f"{os.getpid()}\n")  # pytest itself: not a worker
+    assert not C.stop_compiling(venv)
+    (venv / ".bytecode-pending").write_text("")  # the worker had not written its pid yet
+    assert not C.stop_compiling(venv)

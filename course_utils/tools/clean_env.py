@@ -14,9 +14,12 @@ Exit codes: 0 removed, or nothing to remove; 1 refused (nothing removed); 2 bad 
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]  # course_utils/tools/clean_env.py -> the repository
@@ -72,6 +75,38 @@ def course_venv(venv, repo=None) -> Path | None:
     return real
 
 
+def _is_compile_worker(pid: int) -> bool:
+    """Whether process `pid` is tools/install_env.py's background compilation (not a pid reused by another)."""
+    try:
+        command = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:  # no /proc (macOS): ask ps
+        try:
+            command = subprocess.run(["ps", "-o", "command=", "-p", str(pid)], capture_output=True).stdout
+        except OSError:
+            return False
+    return b"--compile-worker" in command
+
+
+def stop_compiling(venv: Path, wait: float = 5.0) -> bool:
+    """Stop the background compilation of the environment's bytecode if it still runs (``make lab`` starts it
+    after installing; its pid is in ``.bytecode-pending``), so that it writes nothing into the folder being
+    removed. True when there was one to stop."""
+    try:
+        pid = int((venv / ".bytecode-pending").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return False
+    if not hasattr(os, "killpg") or not _is_compile_worker(pid):
+        return False
+    try:
+        os.killpg(pid, signal.SIGTERM)  # the worker leads its own session: its compiling children go too
+    except OSError:
+        return False
+    deadline = time.monotonic() + wait
+    while _is_compile_worker(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return True
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) != 1:
@@ -85,6 +120,7 @@ def main(argv=None) -> int:
     if venv is None:
         print(f"No environment at {argv[0]}: nothing to remove.")
         return 0
+    stop_compiling(venv)
     shutil.rmtree(venv)
     print(f"Removed the environment {venv} (make env, make lab or make test creates it again).")
     return 0
