@@ -76,11 +76,13 @@ doctor: $(STAMP)
 # The learner's lock is installed without compiling its bytecode; a worker compiles it afterwards in the background
 # at low priority while JupyterLab starts (--compile later; the maintainers' additions compile at once). Until
 # it is done .venv/.bytecode-pending exists, and make lab starts it again if it was stopped (COMPILE_PENDING).
+# COMPILE=now compiles while installing, as before (benchmarks/setup.py's uv-now way).
 INSTALLER ?= $(or $(COURSE_INSTALLER),auto)
+COMPILE ?= later
 COMPILE_PENDING = test ! -f $(VENV)/.bytecode-pending || $(PYTHON) tools/install_env.py --venv $(VENV) --compile-in-background
 $(STAMP): $(LOCK) pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "The course needs Python 3.10 or newer; found " + sys.version.split()[0] + ". Install a newer Python, or run: make PYTHON=python3.11 ...")'
-	@$(PYTHON) tools/install_env.py --venv $(VENV) --installer $(INSTALLER) --compile later --editable . $(LOCK)
+	@$(PYTHON) tools/install_env.py --venv $(VENV) --installer $(INSTALLER) --compile $(COMPILE) --editable . $(LOCK)
 	@rm -f $(VENV)/.installed-*
 	@touch $@
 	@echo "Environment ready in $(VENV) (from $(LOCK))."

@@ -148,7 +148,7 @@ def test_the_background_worker_compiles_everything_once_and_a_second_one_leaves(
     python = install_env.venv_python(venv)
     site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                                capture_output=True, text=True, check=True).stdout.strip())
-    for package in ("numpy", "somepkg"):  # one of FIRST_NEEDED, one not
+    for package in ("numpy", "somepkg"):  # one of FIRST_START, one not
         (site / package / "sub").mkdir(parents=True)
         (site / package / "__init__.py").write_text("X = 1\n")
         (site / package / "sub" / "mod.py").write_text("def f():\n    return 2\n")
