@@ -3,6 +3,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -92,6 +93,9 @@ def test_the_background_compilation_is_stopped_before_the_venv_goes(repo):
     worker = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "--compile-worker"],
                               start_new_session=True)
     try:
+        deadline = time.monotonic() + 10  # until the child has exec'd: before, its command line is pytest's
+        while not C._is_compile_worker(worker.pid) and time.monotonic() < deadline:
+            time.sleep(0.01)
         (venv / ".bytecode-pending").write_text(f"{worker.pid}\n")
         assert C.stop_compiling(venv)
         assert worker.wait(timeout=10) == -15  # SIGTERM
