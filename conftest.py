@@ -91,8 +91,36 @@ def pytest_collection_modifyitems(session, config, items):
         items[:] = [item for item in items if item.path not in readers] + moved
 
 
+#: Where the suite's time goes (printed at the end of a run): part -> seconds of setup, call and teardown, summed.
+_SECONDS_BY_PART = {}
+_SECONDS_BY_FILE = {}
+
+
+def part_of(path: str) -> str:
+    """The part of the suite a test file belongs to, for the time summary (``path`` relative to the root)."""
+    if path.endswith(".ipynb"):
+        return "notebooks (nbval)"
+    return {"tests/test_browser.py": "browser", "tests/test_offline.py": "offline",
+            "tests/test_figure_colours_and_text.py": "figures' colours and text"}.get(path, "the rest")
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Time per part of the suite and the slowest files (module fixtures count in their first and last test)."""
+    if not _SECONDS_BY_PART:
+        return
+    parts = sorted(_SECONDS_BY_PART.items(), key=lambda item: -item[1])
+    terminalreporter.write_line("time per part: " + ", ".join(f"{part} {seconds:.0f} s" for part, seconds in parts)
+                                + f" (total {sum(_SECONDS_BY_PART.values()):.0f} s)")
+    slowest = sorted(_SECONDS_BY_FILE.items(), key=lambda item: -item[1])[:8]
+    terminalreporter.write_line("slowest files: " + ", ".join(f"{path} {seconds:.0f} s" for path, seconds in slowest))
+
+
 def pytest_runtest_logreport(report):
-    """Record each failing cell of a notebook run by :class:`CourseNotebook` (the offline record)."""
+    """Add the report's time to its part (the time summary); record each failing cell of a notebook run by
+    :class:`CourseNotebook` (the offline record)."""
+    path = report.nodeid.split("::")[0]
+    _SECONDS_BY_PART[part_of(path)] = _SECONDS_BY_PART.get(part_of(path), 0.0) + report.duration
+    _SECONDS_BY_FILE[path] = _SECONDS_BY_FILE.get(path, 0.0) + report.duration
     if report.when == "call" and report.fspath.endswith(".ipynb"):
         record = _OFFLINE_RECORDS.get(str((ROOT / report.fspath).resolve()))
         if record is not None:
