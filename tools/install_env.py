@@ -28,7 +28,8 @@
 ``--compile later`` (what ``make env`` and ``make lab`` pass for the learner's lock) installs without compiling
 and compiles the bytecode in the background instead, once the packages are in: compiling was ~8 of the ~13 s
 uv took to install, and JupyterLab starts meanwhile. The packages JupyterLab and the first notebook import come
-first (FIRST_START, normal priority), the rest at low priority (nice 19). Until it is done, a module imported
+first (tools/first_start.txt, in the order they are imported, at normal priority), the rest at low
+priority (nice 19). Until it is done, a module imported
 for the first time is compiled by the import itself (Python writes its .pyc as usual).
 The worker runs this script with the venv's Python (``--compile-worker``); it holds a lock on
 ``<venv>/.bytecode-pending`` and removes that file when done (log: ``<venv>/.bytecode.log``), so
@@ -245,25 +246,18 @@ def install_pip(venv: Path, locks: list[Path], editable: Path | None, start: flo
 #: The marker of a background compilation not finished yet, in the venv (the worker holds a lock on it).
 PENDING = ".bytecode-pending"
 COMPILE_LOG = ".bytecode.log"
-#: Top-level packages (and modules) JupyterLab's server imports as it starts, then those the first notebook's kernel
-#: imports (ipykernel, IPython, numpy, matplotlib, ipywidgets and theirs): listed from the .pyc files a start with
-#: none written (742 files for the server, 418 more for the kernel and the first cell, of 4572). The worker
-#: compiles them first at normal priority while the server starts (an import compiles what it meets first
-#: itself), then everything else at nice 19. A name missing from the environment is skipped.
-FIRST_START = (
-    # the server (jupyter lab), in about the order it imports them
-    "jupyter_server", "traitlets", "jupyter_core", "tornado", "jinja2", "markupsafe", "jupyter_client", "zmq",
-    "jupyter_events", "jsonschema", "referencing", "rpds", "attrs", "attr", "jsonschema_specifications",
-    "pythonjsonlogger", "yaml", "platformdirs", "packaging", "prometheus_client", "send2trash", "overrides",
-    "terminado", "ptyprocess", "jupyter_server_terminals", "anyio", "idna", "websocket", "nbformat", "fastjsonschema",
-    "jupyterlab", "jupyterlab_server", "json5", "babel", "httpx", "httpcore", "h11", "certifi", "requests", "urllib3",
-    "charset_normalizer", "jupyter_lsp", "notebook_shim", "notebook", "jupyter_builder", "async_lru", "dateutil",
-    "arrow", "isoduration", "fqdn", "uri_template", "webcolors", "jsonpointer.py", "rfc3339_validator.py",
-    "rfc3986_validator.py", "six.py", "typing_extensions.py",
-    # the kernel and the first cell
-    "ipykernel", "IPython", "debugpy", "comm", "psutil", "numpy", "matplotlib", "mpl_toolkits", "PIL", "pyparsing",
-    "kiwisolver", "cycler", "ipywidgets",
-)
+#: The modules JupyterLab's server, then the first notebook's kernel and first cell import as they start, in that
+#: order (1166 of the ~4600 .pyc; written by benchmarks/first_start.py): the worker compiles them first.
+FIRST_START = Path(__file__).resolve().with_name("first_start.txt")
+
+
+def first_start_modules(folder: Path) -> list[Path]:
+    """The FIRST_START modules present in site-packages `folder`, in order."""
+    try:
+        lines = FIRST_START.read_text().splitlines()
+    except OSError:
+        return []
+    return [folder / line for line in lines if line and not line.startswith("#") and (folder / line).is_file()]
 
 
 def _lock(handle) -> bool:
@@ -309,7 +303,7 @@ def site_packages() -> list[Path]:
 
 
 def compile_worker(venv: Path, lock_fd: int | None = None) -> int:
-    """Compile every module of this Python's site-packages (run with the venv's Python): the FIRST_START packages
+    """Compile every module of this Python's site-packages (run with the venv's Python): the FIRST_START modules
     at normal priority, the rest at nice 19; remove <venv>/.bytecode-pending at the end. A second worker leaves."""
     import compileall
 
@@ -330,12 +324,13 @@ def compile_worker(venv: Path, lock_fd: int | None = None) -> int:
         handle.flush()
         start = time.monotonic()
         ok = True
-        for folder in site_packages():
-            for name in FIRST_START:
-                if (folder / name).is_dir():
-                    ok &= compileall.compile_dir(folder / name, quiet=1, workers=0)
-                elif name.endswith(".py") and (folder / name).is_file():
-                    ok &= compileall.compile_file(folder / name, quiet=1)
+        first_files = [str(path) for folder in site_packages() for path in first_start_modules(folder)]
+        if first_files:  # in order, on every core: ahead of the server's own imports
+            from concurrent.futures import ProcessPoolExecutor
+            from functools import partial
+
+            with ProcessPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+                ok &= all(pool.map(partial(compileall.compile_file, quiet=1), first_files, chunksize=4))
         first = time.monotonic() - start
         if hasattr(os, "nice"):
             os.nice(19)  # the rest only when nothing else wants the processor
