@@ -662,19 +662,37 @@ def _inline_print_kwargs():
     return {"bbox_inches": "tight"}
 
 
-def _tight_pixels(fig):
-    """``fig`` drawn once on its Agg canvas and cropped as ``bbox_inches="tight"`` crops it: (H, W, 4) uint8.
+def _without_layout(fig):
+    """A context manager: ``fig``'s layout engine off (its layout is done), then back as it was."""
+    import contextlib
 
-    savefig's tight crop draws the figure twice (once to lay it out and measure it, once into a canvas of the
-    cropped size, where every text is measured again); here it is drawn once, at the figure's dpi, and the
-    tight box, padded by ``savefig.pad_inches``, is cut out of the pixels (padding beyond the figure's edge
-    takes its face colour, as savefig's does). Positions can differ from savefig's by under a pixel.
+    @contextlib.contextmanager
+    def manager():
+        engine = fig.get_layout_engine()
+        fig.set_layout_engine("none")
+        try:
+            yield
+        finally:
+            fig.set_layout_engine(engine)
+
+    return manager()
+
+
+def _tight_png(fig):
+    """``fig`` as a compact PNG cropped as ``bbox_inches="tight"`` crops it, drawn once when it can be.
+
+    savefig's tight crop lays the figure out and measures it (a draw that paints nothing), then draws it into a
+    canvas of the cropped size, where every text is measured again. Here the same first pass runs on the figure's
+    own Agg canvas; when the tight box, padded by ``savefig.pad_inches``, lies within the figure, the figure is
+    painted there (its texts already measured for that canvas) and the box cut out of the pixels (padding beyond
+    the figure's edge takes its face colour, as savefig's does; positions differ from savefig's by under a
+    pixel). When some artist reaches beyond the figure's edge (a label's descent, by a few pixels), savefig paints
+    it, with the layout already done.
 
     Returns
     -------
-    ndarray or None
-        None when the shortcut does not apply: a canvas other than Agg's, or an artist reaching beyond the
-        figure's edge (savefig draws it there; a crop cannot).
+    bytes or None
+        None when the figure's canvas is not Agg's (the caller uses IPython's print_figure).
     """
     import matplotlib
     from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -683,14 +701,18 @@ def _tight_pixels(fig):
     canvas = fig.canvas
     if type(canvas) is not FigureCanvasAgg:  # the inline backend's canvas (a subclass may draw differently)
         return None
-    canvas.draw()
+    fig.draw_without_rendering()  # the layout, and every text measured, on the canvas's own renderer
     tight = fig.get_tightbbox(canvas.get_renderer())  # inches, from the lower left corner
+    box = tight.padded(matplotlib.rcParams["savefig.pad_inches"])
     width, height = canvas.get_width_height()
     dpi = fig.dpi
-    if (tight.x0 * dpi < -0.5 or tight.y0 * dpi < -0.5 or tight.x1 * dpi > width + 0.5
-            or tight.y1 * dpi > height + 0.5):
-        return None
-    box = tight.padded(matplotlib.rcParams["savefig.pad_inches"])
+    with _without_layout(fig):
+        if (tight.x0 * dpi < -0.5 or tight.y0 * dpi < -0.5 or tight.x1 * dpi > width + 0.5
+                or tight.y1 * dpi > height + 0.5):
+            from IPython.core.pylabtools import print_figure
+
+            return compact_png(print_figure(fig, "png", bbox_inches=box), optimize=False)
+        canvas.draw()
     crop_w, crop_h = int(box.width * dpi), int(box.height * dpi)  # as savefig sizes its canvas, from its lower left
     left, top = round(box.x0 * dpi), height - round(box.y0 * dpi) - crop_h  # pixel rows count from the top
     out = np.empty((crop_h, crop_w, 4), dtype=np.uint8)
@@ -698,15 +720,15 @@ def _tight_pixels(fig):
     pixels = np.asarray(canvas.buffer_rgba())  # (height, width, 4)
     x0, x1, y0, y1 = max(left, 0), min(left + crop_w, width), max(top, 0), min(top + crop_h, height)
     out[y0 - top:y1 - top, x0 - left:x1 - left] = pixels[y0:y1, x0:x1]
-    return out
+    return compact_png(out, optimize=False)
 
 
 def figure_png(fig):
     """The PNG IPython's inline backend would show for ``fig`` (its dpi, a tight crop), made compact.
 
-    With the inline backend's default settings the figure is drawn once (``_tight_pixels``), otherwise through
-    IPython's ``print_figure``. Either way the palette PNG is encoded at zlib level 6 (``compact_png(...,
-    optimize=False)``: about 9 % more bytes, 25-45 ms less per figure).
+    With the inline backend's default settings, through ``_tight_png`` (laid out once, drawn once when the figure
+    holds all it shows), otherwise through IPython's ``print_figure``. Either way the palette PNG is encoded at
+    zlib level 6 (``compact_png(..., optimize=False)``: about 9 % more bytes, 25-45 ms less per figure).
 
     Returns
     -------
@@ -718,9 +740,9 @@ def figure_png(fig):
     kwargs = _inline_print_kwargs()
     if not fig.axes and not fig.lines:  # as print_figure: nothing to show
         return None
-    pixels = _tight_pixels(fig) if kwargs == {"bbox_inches": "tight"} else None
-    if pixels is not None:
-        return compact_png(pixels, optimize=False)
+    png = _tight_png(fig) if kwargs == {"bbox_inches": "tight"} else None
+    if png is not None:
+        return png
     png = print_figure(fig, "png", **kwargs)
     return None if png is None else compact_png(png, optimize=False)
 
