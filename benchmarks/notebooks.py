@@ -13,11 +13,14 @@ Reported: per-notebook seconds before and after, their ratio, the totals and the
 median notebook and each notebook's ratio to it; where the time goes (kernel start, the slowest cells); the machine
 and its load. Goals (issue 14): total after <= 0.6 x total before; no notebook over 2 x the median notebook.
 
-    python benchmarks/notebooks.py [NN ...] [--rounds 3] [--before REF_OR_DIR | --no-before]
+    python benchmarks/notebooks.py [NN ...] [--rounds 3] [--before REF_OR_DIR | --no-before] [--after REF_OR_DIR]
+
+--after REF times a commit instead of this checkout's working tree (which others sharing it may be editing).
 
 Writes benchmarks/results/notebooks.md.
 """
 import argparse
+import contextlib
 import os
 import statistics
 import sys
@@ -121,7 +124,7 @@ def verdict(ok):
     return "goal met" if ok else "not met"
 
 
-def report(runs, before_name, rounds, load):
+def report(runs, before_name, after_name, rounds, load):
     after_medians, after_total, after_median, after_rounds = summary(runs["after"])
     has_before = "before" in runs
     if has_before:
@@ -170,6 +173,7 @@ def report(runs, before_name, rounds, load):
         + (f"Before: `{before_name}`, its own solutions/ and course_utils, in the same environment and the same run; "
            "before and after alternate notebook by notebook (before first in one round, after first in the next). "
            if has_before else "")
+        + (f"After: `{after_name}`, checked out the same way. " if after_name else "After: this checkout. ")
         + f"Seconds: the median of {rounds} round{'s' if rounds != 1 else ''}. Ratio to the median: the notebook's "
         "seconds over the median notebook's of the same column.",
         "",
@@ -209,20 +213,20 @@ def main(argv=None):
     parser.add_argument("--before", default=BEFORE_REF,
                         help=f"git ref or directory of the course to compare with (default {BEFORE_REF})")
     parser.add_argument("--no-before", action="store_true", help="time only today's notebooks")
+    parser.add_argument("--after", help="git ref or directory of today's course (default: this checkout as it is)")
     parser.add_argument("--output", type=Path, default=_common.RESULTS / "notebooks.md")
     args = parser.parse_args(argv)
     meter = _common.LoadMeter()
     load_start = os.getloadavg()[0]
-    if args.no_before:
-        runs = run(set(args.prefixes), {"after": ROOT}, args.rounds)
-    else:
-        with _common.checkout(args.before) as before_root:
-            runs = run(set(args.prefixes), {"before": before_root, "after": ROOT}, args.rounds)
+    with contextlib.ExitStack() as stack:
+        trees = {} if args.no_before else {"before": stack.enter_context(_common.checkout(args.before))}
+        trees["after"] = stack.enter_context(_common.checkout(args.after)) if args.after else ROOT
+        runs = run(set(args.prefixes), trees, args.rounds)
     others = meter.cores_used_by_others()
     load = (f"1-minute load average {load_start:.1f} at the start, {os.getloadavg()[0]:.1f} at the end; "
             + (f"other processes kept about {others:.2f} of the {os.cpu_count()} cores busy during the run (/proc/stat)"
                if others is not None else "CPU use of other processes unknown"))
-    text, goals = report(runs, args.before, args.rounds, load)
+    text, goals = report(runs, args.before, args.after, args.rounds, load)
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(text, encoding="utf-8")
     print(load)

@@ -31,6 +31,7 @@ def main(argv=None):
                         help="run only this part (repeatable): " + ", ".join(PARTS))
     parser.add_argument("--before", help="the git ref the dashboards and notebooks are compared with "
                                          "(default: each part's own, written in its results)")
+    parser.add_argument("--after", help="the git ref whose notebooks are timed (default: this checkout as it is)")
     args = parser.parse_args(argv)
     parts = args.only or PARTS
     before = ["--before", args.before] if args.before else []
@@ -43,7 +44,8 @@ def main(argv=None):
         widgets.main(["--moves", "6" if args.quick else "20", *before])
     if "notebooks" in parts:
         print("== notebooks (today's against an older commit's, alternated)", flush=True)
-        notebooks.main(["--rounds", "1" if args.quick else "3", *before])
+        after = ["--after", args.after] if args.after else []
+        notebooks.main(["--rounds", "1" if args.quick else "3", *before, *after])
     if "sizing" in parts:
         print("== sizing (memory and CPU per learner, for a JupyterHub)", flush=True)
         # --quick: one notebook, no server, results left alone (the guide's sizing tables come from a full run)
