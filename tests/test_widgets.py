@@ -89,6 +89,18 @@ def other_value(control):
     raise AssertionError(f"no rule for a {type(control).__name__}: add one to other_value")
 
 
+def between(control):
+    """Up to two values of a slider strictly between its current value and ``other_value`` (none for a switch)."""
+    if not isinstance(control, (ipywidgets.IntSlider, ipywidgets.FloatSlider, ipywidgets.SelectionSlider)):
+        return []
+    if isinstance(control, ipywidgets.SelectionSlider):
+        values = [option[1] if isinstance(option, tuple) else option for option in control.options]
+        return values[1:-1][:2]
+    low, high = sorted((control.value, other_value(control)))
+    inside = {low + round((high - low) * fraction / control.step) * control.step for fraction in (0.25, 0.5)}
+    return [type(control.value)(value) for value in sorted(inside) if low < value < high]
+
+
 def artists(fig):
     """Every artist a dashboard draws with, by identity (ticks aside: set_xticks may renew them)."""
     found = [("figure text", id(t)) for t in fig.texts] + [("legend", id(leg)) for leg in fig.legends]
@@ -243,14 +255,18 @@ def test_every_update_has_the_pixels_a_plain_agg_render_gives(dashboard):
     def shown_pixels(png):
         return np.asarray(Image.open(io.BytesIO(png)).convert("RGBA"))
 
+    renders = 0
     for name in list(dashboard.controls):
         control = dashboard.controls[name]
         first = control.value
-        for value in (other_value(control), first, other_value(control)):  # new, back (cache hits), again
+        for value in (other_value(control), first, other_value(control), *between(control)):  # new, back, again
             control.value = value
             png = dashboard.render_png()
+            renders += 1
             assert np.array_equal(shown_pixels(png), plain_pixels()), f"{name}={value!r}: pixels differ"
     assert isinstance(dashboard.fig.canvas, TextCachingCanvas)
+    # the cached background (_render.Layers) is in use, and drawn again only for a new state of the figure
+    assert dashboard._layers is not None and 0 < dashboard._layers.background_renders < renders
     if MATPLOTLIB_VERSION >= (3, 11):
         assert dashboard.fig.canvas._text_cache, "nothing was remembered: the cache is not in use"
     else:
@@ -428,3 +444,36 @@ def test_a_slider_without_a_description_is_named_after_its_key():
     controls = {"key_scale": ipywidgets.FloatSlider(), "causal": ipywidgets.Checkbox(description="causal"),
                 "width": ipywidgets.IntSlider(description="width of a head")}
     assert slider_names(controls) == ["key scale", "width of a head"]
+
+
+def test_layers_keep_matplotlibs_order_within_an_axes_and_draw_in_full_with_a_layout_engine():
+    """``_render.Layers`` by itself: a dynamic artist under static ones (they are drawn again over it), a change of
+    the view limits (a new background), and a figure with a layout engine (always drawn in full)."""
+    from course_utils.widgets._render import Layers
+
+    def plain_pixels(fig):
+        own = fig.canvas
+        try:
+            plain = FigureCanvasAgg(fig)
+            plain.draw()
+            return np.asarray(plain.buffer_rgba()).copy()
+        finally:
+            fig.set_canvas(own)
+
+    for layout in (None, "constrained"):
+        fig = Figure(figsize=(4, 3), layout=layout)
+        canvas = TextCachingCanvas(fig)
+        ax = fig.add_subplot()
+        (moving,) = ax.plot([0, 1], [0, 1], linewidth=8, zorder=1)  # dynamic, under the next two
+        ax.plot([0, 1], [1, 0], linewidth=8, zorder=2)
+        ax.text(0.5, 0.5, "over", fontsize=20, zorder=3)
+        title = fig.suptitle("")
+        layers = Layers([moving, title])
+        for step, top in enumerate([1.0, 0.5, 1.0, 0.5, 0.5]):
+            moving.set_ydata([0, top])
+            title.set_text(f"step {step}")
+            if step == 4:
+                ax.set_ylim(-1, 2)  # a new view: a new background
+            layers.render(canvas)
+            assert np.array_equal(np.asarray(canvas.buffer_rgba()), plain_pixels(fig)), (layout, step)
+        assert layers.background_renders == (0 if layout else 2)

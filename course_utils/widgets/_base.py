@@ -42,10 +42,11 @@ from matplotlib.figure import Figure
 
 from course_utils.alt_text import compact_png, description, picture_bundle, plain, quick_png
 from course_utils.widgets._handle_names import SliderHandleNames, slider_names
-from course_utils.widgets._render import TextCachingCanvas
+from course_utils.widgets._render import Layers, TextCachingCanvas
 
 __all__ = [
     "Dashboard",
+    "axis_below",
     "control_phrase",
     "float_slider",
     "layout_problems",
@@ -217,6 +218,18 @@ def float_slider(description, value, *, min=-5.0, max=5.0, step=0.1, **kwargs):
     )
 
 
+def axis_below(*axes):
+    """Draw each axes' x and y axis (ticks, tick labels, axis labels, grid lines) first, under its data.
+
+    For ``Dashboard.dynamic_artists``: an axes' artists drawn after its first dynamic one are drawn again on every
+    update; with the axes' axis drawn first (zorder -1, under images at 0 and bars at 1), its ticks and labels stay
+    in the cached background. Ticks point outwards, so nothing a heatmap or a bar shows changes.
+    """
+    for ax in axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            axis.set_zorder(-1)
+
+
 def _in_ipython():
     try:
         from IPython import get_ipython
@@ -336,6 +349,8 @@ class Dashboard:
             # per-call canvas switch and bookkeeping; it keeps the text it rasterised (_render explains).
             TextCachingCanvas(self.fig)
             self.build(self.fig)
+        dynamic = self.dynamic_artists()
+        self._layers = None if dynamic is None else Layers(dynamic)
         self.draw(**self.values)
         box_class = {"vbox": ipywidgets.VBox, "hbox": ipywidgets.HBox}[self.controls_layout]
         # The controls, then an invisible helper that gives each slider handle its label as an accessible
@@ -362,6 +377,24 @@ class Dashboard:
         Each dashboard says it in its own words; this default composes it from the figure's axes.
         """
         return description(self.fig)
+
+    def dynamic_artists(self):
+        """The artists ``draw`` changes (each a direct child of the figure or of one of its axes), or None.
+
+        With a list, each render draws a cached background (everything a container draws before its first artist of
+        the list) and draws the rest over it (``_render.Layers``, issue 14). None (the default): every render draws
+        the whole figure. ``background_key`` says which control values change the background.
+        """
+        return None
+
+    def background_key(self, **control_values):
+        """What the background (the artists before the dynamic ones) shows for these control values, as a key.
+
+        Two values with the same key must give the same background: e.g. the tick labels, an axis label, which axes
+        are visible. The canvas size, each axes' position and view limits are added to the key by ``Layers``.
+        Default: the background never changes.
+        """
+        return ()
 
     # -- mechanics ----------------------------------------------------------------------
     @property
@@ -425,7 +458,10 @@ class Dashboard:
             first picture, the one a notebook stores.
         """
         canvas = self.fig.canvas  # the figure's own text-caching Agg canvas, at fig.dpi
-        canvas.draw()
+        if self._layers is None:
+            canvas.draw()
+        else:  # a cached background, and the artists after the first dynamic one drawn over it
+            self._layers.render(canvas, self.background_key(**self.values))
         pixels = np.asarray(canvas.buffer_rgba())  # (H, W, 4)
         return compact_png(pixels, optimize=False) if compact else quick_png(pixels)
 

@@ -24,7 +24,7 @@ from course_utils.lessons.heads import head_columns
 from course_utils.masks import causal_mask
 from course_utils.multihead import merge_heads, multi_head_attention, split_heads
 from course_utils.plots import attention_heatmap, blocked_cell_grid, update_heatmap
-from course_utils.widgets._base import Dashboard
+from course_utils.widgets._base import Dashboard, axis_below
 
 __all__ = ["HeadsDashboard", "HEAD_OPTIONS"]
 
@@ -204,6 +204,19 @@ class HeadsDashboard(Dashboard):
         self.summary = fig.text(0.5, 0.99, "", ha="center", va="top", fontsize=style.FONT_TITLE)
         fig.text(0.5, 0.945, "every head's weights (rows: queries, columns: keys, in the order of the large plot)",
                  ha="center", va="top", fontsize=style.FONT_NOTE, color=style.DARK_GREY)
+        axis_below(self.ax_big, self.ax_concat)  # tick labels in the cached background, under the images
+
+    def dynamic_artists(self):
+        """Every image, hatched cell and number, the titles, the block lines and the selection, the summary line."""
+        hatches = [*self.big_hatches.flat, *(patch for grid in self.small_hatches for patch in grid.flat)]
+        texts = [t for t in self.big_heatmap.cell_texts.flat if t is not None]
+        return [*self.small_images, *hatches, *(ax.title for ax in self.small_axes), self.big_heatmap.image, *texts,
+                self.ax_big.title, self.concat_image, *self.block_lines, self.selection_box, self.ax_concat.title,
+                self.summary]
+
+    def background_key(self, num_heads, head, causal):
+        """The large heatmap's axis label names the hatching when the causal mask is on (visibility: Layers)."""
+        return causal
 
     def draw(self, num_heads, head, causal):
         head_control = self.controls["head"]

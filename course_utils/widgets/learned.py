@@ -6,7 +6,7 @@ from course_utils import style
 from course_utils.alt_text import fixed
 from course_utils.lessons.training import ticket_words
 from course_utils.plots import cell_text_colour
-from course_utils.widgets._base import Dashboard
+from course_utils.widgets._base import Dashboard, axis_below
 
 __all__ = ["TrainingDashboard"]
 
@@ -79,6 +79,11 @@ class TrainingDashboard(Dashboard):
         ax_loss.set_xlabel("training step")
         ax_loss.set_title("training loss")
         self.marker = ax_loss.axvline(0, color=style.VERMILLION, lw=1.5)
+        axis_below(ax)  # its tick labels in the cached background, under the heatmap
+
+    def dynamic_artists(self):
+        """The heatmap, its words (their colours follow the weights), its title, the step's marker."""
+        return [self.image, *(text for row in self.texts for text in row), self.title, self.marker]
 
     def draw(self, step):
         index = self.snapshot_index(step)

@@ -27,7 +27,13 @@ from course_utils.lessons.data import FEATURES, TICKET, TICKETS, embed, stand_in
 from course_utils.lessons.masking import MASKING_METHODS, mask_layout, masked_weights
 from course_utils.masks import causal_mask
 from course_utils.plots import attention_heatmap, blocked_cell_grid, cell_text_colour, update_heatmap
-from course_utils.widgets._base import Dashboard, float_slider, slider_style_and_layout, toggle_buttons
+from course_utils.widgets._base import (
+    Dashboard,
+    axis_below,
+    float_slider,
+    slider_style_and_layout,
+    toggle_buttons,
+)
 
 __all__ = [
     "MaskExplorerDashboard",
@@ -188,7 +194,18 @@ class MaskExplorerDashboard(Dashboard):
                      Patch(label="masked out (False)", **style.BLOCKED_CELL_STYLE)],
             loc="lower center", ncol=2, frameon=False, fontsize=style.FONT_NOTE,
         )
-        self.summary = fig.text(0.5, 0.97, "", ha="center", va="top", fontsize=style.FONT_TITLE)
+        # above the legend (they never overlap): the legend stays in the cached background
+        self.summary = fig.text(0.5, 0.97, "", ha="center", va="top", fontsize=style.FONT_TITLE, zorder=6)
+        axis_below(self.ax_mask, self.ax_weights)  # tick labels in the cached background, under the images
+
+    def dynamic_artists(self):
+        """The two images, the hatched cells, the numbers, the row sums, the frames, the summary line."""
+        return [self.mask_image, self.weight_image, *self.mask_patches.flat, *self.weight_patches.flat,
+                *self.cell_texts.flat, *self.row_sums, *self.frames, self.summary]
+
+    def background_key(self, length, padding, causal, side):
+        """The tick labels (and the figure's size) follow the sequence: its length, padding and side."""
+        return length, padding, side
 
     def draw(self, length, padding, causal, side):
         mask, real, labels, weights = self.compute(length, padding, causal, side)
@@ -335,6 +352,13 @@ class MaskBeforeAfterDashboard(Dashboard):
         self.ax_bars.spines[["top", "right"]].set_visible(False)
         self.bar_texts = [self.ax_bars.text(0, i, "", va="center", ha="left", fontsize=style.FONT_CELL) for i in y]
         self.summary = fig.text(0.5, 0.975, "", ha="center", va="top", fontsize=style.FONT_LABEL)
+        axis_below(ax_heat, self.ax_bars)  # tick labels in the cached background, under the image and bars
+
+    def dynamic_artists(self):
+        """The heatmap and its numbers, the row sums' bars and values, the summary line."""
+        heatmap = self.heatmap
+        return [heatmap.image, *(t for t in heatmap.cell_texts.flat if t is not None), *self.bars.patches,
+                *self.bar_texts, self.summary]
 
     def draw(self, method, hidden):
         weights = self.weights_for(method, hidden)

@@ -6,7 +6,7 @@ from course_utils import style
 from course_utils.alt_text import fixed, labelled_values
 from course_utils.lessons.scaling import DEFAULT_MAX_D_K, entropy, query_and_keys, row_weights
 from course_utils.plots import attention_row_bars, update_row_bars
-from course_utils.widgets._base import Dashboard
+from course_utils.widgets._base import Dashboard, axis_below
 
 __all__ = ["ScalingDashboard", "D_K_OPTIONS"]
 
@@ -96,6 +96,12 @@ class ScalingDashboard(Dashboard):
         )
         self.summary = fig.text(0.5, 0.03, "", ha="center", va="bottom", fontsize=style.FONT_TITLE,
                                 family="monospace")
+        axis_below(self.ax_scores, ax_weights)  # ticks in the cached background, under the bars
+
+    def dynamic_artists(self):
+        """Both rows of bars, the weights' values, the scores' title, the summary line."""
+        bars = self.weight_bars
+        return [*self.score_bars.patches, self.ax_scores.title, *bars.patches, *bars.value_labels, self.summary]
 
     def draw(self, d_k, scaled):
         q, k = self.query_and_keys(d_k)

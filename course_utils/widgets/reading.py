@@ -18,7 +18,7 @@ from course_utils.attention import attention_row
 from course_utils.lessons.data import EXPERIMENT_SCORES, EXPERIMENT_TOKENS, EXPERIMENT_VALUES
 from course_utils.lessons.influence import removal_effects
 from course_utils.plots import attention_row_bars, update_row_bars
-from course_utils.widgets._base import Dashboard, float_slider
+from course_utils.widgets._base import Dashboard, axis_below, float_slider
 
 __all__ = ["ValueScaleDashboard"]
 
@@ -129,6 +129,12 @@ class ValueScaleDashboard(Dashboard):
             for xi in x
         ]
         self.summary = fig.text(0.5, 0.975, "", ha="center", va="top", fontsize=style.FONT_TITLE)
+        axis_below(ax_weights, self.ax_effects)  # ticks in the cached background, under the bars
+
+    def dynamic_artists(self):
+        """Both rows of bars and their values, the summary line."""
+        bars = self.weight_bars
+        return [*bars.patches, *bars.value_labels, *self.effect_bars.patches, *self.effect_labels, self.summary]
 
     def draw(self, key, scale):
         index = self.labels.index(key)

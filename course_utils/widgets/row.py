@@ -11,7 +11,7 @@ from course_utils.plots import (
     update_value_hull,
     value_hull_plot,
 )
-from course_utils.widgets._base import Dashboard, float_slider
+from course_utils.widgets._base import Dashboard, axis_below, float_slider
 
 __all__ = ["AttentionRowDashboard"]
 
@@ -82,8 +82,15 @@ class AttentionRowDashboard(Dashboard):
             self.weights, self.labels, ax=ax_bars, title="weights = softmax(scores)"
         )
         self.hull = value_hull_plot(self.value_vectors, self.weights, self.labels, ax=ax_hull)
+        axis_below(ax_bars)  # its ticks in the cached background, under the bars
         self.summary = fig.text(0.5, 0.03, "", ha="center", va="bottom", fontsize=style.FONT_TITLE,
                                 family="monospace")
+
+    def dynamic_artists(self):
+        """The bars and their values, the output, its label and the spokes, the summary line."""
+        hull = self.hull
+        return [*self.bars.patches, *self.bars.value_labels, *hull["spokes"], hull["output"], hull["output_label"],
+                self.summary]
 
     def scores_from(self, control_values):
         """The scores, shape (T,), in key order, from control values by name."""

@@ -7,7 +7,7 @@ from course_utils.alt_text import fixed, labelled_values
 from course_utils.lessons.data import ONLINE_SCORES
 from course_utils.lessons.online_softmax import online_states
 from course_utils.softmax import softmax
-from course_utils.widgets._base import Dashboard
+from course_utils.widgets._base import Dashboard, axis_below
 
 __all__ = ["OnlineSoftmaxDashboard"]
 
@@ -80,6 +80,11 @@ class OnlineSoftmaxDashboard(Dashboard):
             ax.title.set_fontsize(style.FONT_LABEL)
         self.summary = fig.text(0.5, 0.03, "", ha="center", va="bottom", fontsize=style.FONT_LABEL,
                                 family="monospace")
+        axis_below(ax_s, ax_w)  # ticks in the cached background, under the bars
+
+    def dynamic_artists(self):
+        """Both rows of bars, the running maximum's line, the summary line."""
+        return [*self.score_bars.patches, self.max_line, *self.weight_bars.patches, self.summary]
 
     def _sync_step_range(self, n_blocks):
         """Set the step slider's maximum to the number of blocks, without a second redraw."""
