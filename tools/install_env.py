@@ -57,9 +57,10 @@ UV_VERSION = "0.13.8"
 HEARTBEAT = 15  # seconds without a line before "still working" is printed
 #: (uv, pip) seconds per package of a first installation with empty caches, measured by
 #: benchmarks/setup.py (benchmarks/results/setup.md); the one-line estimate scales them by the lock's size.
-SECONDS_PER_PACKAGE = {"uv": 0.25, "pip": 0.8}
-#: How long the background compilation of the learner's lock takes (benchmarks/results/setup.md), as words.
-COMPILE_ESTIMATE = "about 10-40 s"
+SECONDS_PER_PACKAGE = {"uv": 0.2, "pip": 0.8}
+#: How long the background compilation of the learner's lock takes after the installation (benchmarks/results/setup.md:
+#: 29-36 s on 2 cores shared with other work, load 2.4-5.3; uv compiled the same files in 8 s on an idle machine).
+COMPILE_ESTIMATE = "under a minute"
 
 
 class InstallError(RuntimeError):
@@ -474,8 +475,9 @@ def main(argv=None) -> int:
     say(f"Installed {names} into {args.venv} with {installer_used} in {time.monotonic() - start:.0f} s.")
     if not compile_now:
         compile_in_background(args.venv)
-        say(f"Compiling the bytecode in the background at low priority ({COMPILE_ESTIMATE}): JupyterLab starts "
-            "meanwhile, and a module imported before then is compiled by that import.")
+        say(f"Compiling the bytecode in the background ({COMPILE_ESTIMATE}; what JupyterLab and the first notebook "
+            "import first, the rest at low priority): JupyterLab starts meanwhile, and a module imported before then "
+            "is compiled by that import.")
     return 0
 
 
