@@ -375,3 +375,36 @@ def test_plots_on_a_given_ax_create_no_pyplot_figure(ax):
     attention_row_bars(ARTICLE_WEIGHTS, ax=Figure().add_subplot())
     value_hull_plot(ARTICLE_VALUES, ARTICLE_WEIGHTS, ax=Figure().add_subplot())
     assert plt.get_fignums() == before
+
+
+def test_blocked_cell_grid_draws_its_visible_squares_hatched_as_one_patch():
+    """Dashboards show a blocked cell by making its square visible; one hatched patch draws them all (issue 14)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from course_utils.plots import blocked_cell_grid
+
+    fig = Figure(figsize=(3, 3), dpi=100)
+    canvas = FigureCanvasAgg(fig)
+    ax = fig.add_axes((0, 0, 1, 1))
+    ax.set_xlim(-0.5, 2.5)
+    ax.set_ylim(2.5, -0.5)
+    ax.set_axis_off()
+    cells = blocked_cell_grid(ax, 3)
+    hatched = [p for p in ax.patches if p.get_hatch()]
+    assert cells.shape == (3, 3) and len(hatched) == 1  # one patch in the axes, the squares are its model
+    assert hatched[0].get_facecolor()[:3] == pytest.approx(matplotlib.colors.to_rgb(style.LIGHT_GREY))
+
+    def cell_colours():
+        canvas.draw()
+        pixels = np.asarray(canvas.buffer_rgba())[..., :3]  # (300, 300, 3), 100 px per cell
+        return [[len(np.unique(pixels[100 * i + 10:100 * i + 90, 100 * j + 10:100 * j + 90].reshape(-1, 3), axis=0))
+                 for j in range(3)] for i in range(3)]
+
+    assert cell_colours() == [[1] * 3] * 3  # nothing shown: white
+    cells[0, 2].set_visible(True)
+    cells[2, 0].set_visible(True)
+    shown = cell_colours()
+    assert shown[0][2] > 2 and shown[2][0] > 2  # grey face and dark hatch lines (with their antialiasing)
+    assert all(shown[i][j] == 1 for i in range(3) for j in range(3) if (i, j) not in {(0, 2), (2, 0)})
+    cells[0, 2].set_visible(False)
+    assert cell_colours()[0][2] == 1

@@ -25,6 +25,8 @@ __all__ = ["Layers", "TextCachingCanvas"]
 #: At most this many remembered texts per canvas (a few hundred per dashboard state; the cache is emptied when
 #: full, never grown without bound).
 MAX_CACHED_TEXTS = 20_000
+#: Renderers kept per canvas, one per figure size (each holds a canvas-sized RGBA buffer).
+MAX_RENDERERS = 3
 
 
 class _Recorder:
@@ -98,12 +100,21 @@ class TextCachingCanvas(FigureCanvasAgg):
     def __init__(self, figure=None):
         super().__init__(figure)
         self._text_cache = {}
+        self._renderers = {}  # (width, height, dpi) -> renderer, the last few sizes
 
     def get_renderer(self, *args, **kwargs):
+        # A renderer per size, kept: a dashboard that resizes its figure back and forth (notebook 03's) finds the
+        # renderer of a size it had, and with it matplotlib's text metrics, cached per renderer (issue 14).
+        key = (*self.get_width_height(physical=True), self.figure.dpi)  # as FigureCanvasAgg.get_renderer
+        if key != self._lastKey and key in self._renderers:
+            self.renderer, self._lastKey = self._renderers[key], key
         renderer = super().get_renderer(*args, **kwargs)
         if type(renderer) is RendererAgg:  # a new renderer (first render, or the figure was resized)
             renderer.__class__ = _TextCachingRenderer
             renderer._text_cache = self._text_cache
+            while len(self._renderers) >= MAX_RENDERERS:
+                self._renderers.pop(next(iter(self._renderers)))
+            self._renderers[key] = renderer
         return renderer
 
 

@@ -207,10 +207,10 @@ class HeadsDashboard(Dashboard):
         axis_below(self.ax_big, self.ax_concat)  # tick labels in the cached background, under the images
 
     def dynamic_artists(self):
-        """Every image, hatched cell and number, the titles, the block lines and the selection, the summary line."""
-        hatches = [*self.big_hatches.flat, *(patch for grid in self.small_hatches for patch in grid.flat)]
+        """Every image and number, the titles, the block lines and the selection, the summary line (the hatched
+        cells, drawn after the images, are drawn again with them)."""
         texts = [t for t in self.big_heatmap.cell_texts.flat if t is not None]
-        return [*self.small_images, *hatches, *(ax.title for ax in self.small_axes), self.big_heatmap.image, *texts,
+        return [*self.small_images, *(ax.title for ax in self.small_axes), self.big_heatmap.image, *texts,
                 self.ax_big.title, self.concat_image, *self.block_lines, self.selection_box, self.ax_concat.title,
                 self.summary]
 

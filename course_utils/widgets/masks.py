@@ -199,9 +199,9 @@ class MaskExplorerDashboard(Dashboard):
         axis_below(self.ax_mask, self.ax_weights)  # tick labels in the cached background, under the images
 
     def dynamic_artists(self):
-        """The two images, the hatched cells, the numbers, the row sums, the frames, the summary line."""
-        return [self.mask_image, self.weight_image, *self.mask_patches.flat, *self.weight_patches.flat,
-                *self.cell_texts.flat, *self.row_sums, *self.frames, self.summary]
+        """The two images, the numbers, the row sums, the frames, the summary line (the hatched cells, drawn after
+        the images, are drawn again with them)."""
+        return [self.mask_image, self.weight_image, *self.cell_texts.flat, *self.row_sums, *self.frames, self.summary]
 
     def background_key(self, length, padding, causal, side):
         """The tick labels (and the figure's size) follow the sequence: its length, padding and side."""
