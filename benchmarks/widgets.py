@@ -269,8 +269,10 @@ def main(argv=None):
     if args.json:
         args.json.write_text(json.dumps(measure(args.moves, label="before: ")), encoding="utf-8")
         return
+    load = _common.LoadMeter()
     before = None if args.no_before else measure_before(args.before, args.moves)
     after = measure(args.moves)
+    others = load.cores_used_by_others()
     rows = table(after, before)
     ratios = [float(r[6]) for r in rows if r[6]]
     met = sum(r[7] == "goal met" for r in rows)
@@ -288,6 +290,8 @@ def main(argv=None):
         "",
         "## Machine",
         *_common.machine(),
+        f"- load: other processes kept {'?' if others is None else f'{others:.2f}'} of {os.cpu_count()} cores busy "
+        "on average during the run (before and after alike: the ratios compare times taken moments apart)",
         "",
         _common.markdown_table(["dashboard", "control", "before ms (ratio)", "after median ms", "after p95 ms",
                                 "naive ms", "ratio", f"<= {GOAL_RATIO}", "sweep ms (ratio)"], rows),

@@ -28,7 +28,10 @@ ipympl, none): the first picture, which the notebook stores, as ``course_utils.a
 (a palette PNG, a third of the bytes); each update as ``course_utils.alt_text.quick_png`` makes it (exact pixels,
 in a few milliseconds: choosing a palette took longer than the rest of an update), from a
 ``_render.TextCachingCanvas`` (the same pixels as matplotlib's Agg canvas, without rasterising again the text
-that did not change). Issue 14 asks an update (draw + PNG) to take at most 0.4x the time of re-creating and
+that did not change). A dashboard that names the artists its ``draw`` changes (``dynamic_artists``) is rendered
+as a cached background and those artists drawn over it (``_render.Layers``: axes, ticks, titles and legends are
+laid out and drawn once per state of the figure, not on every move; the same pixels).
+Issue 14 asks an update (draw + PNG) to take at most 0.4x the time of re-creating and
 rendering a simple figure; ``make bench`` (benchmarks/widgets.py) measures both, before and after.
 """
 import math
