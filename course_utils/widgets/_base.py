@@ -45,7 +45,7 @@ from matplotlib.figure import Figure
 
 from course_utils.alt_text import compact_png, description, picture_bundle, plain, quick_png
 from course_utils.widgets._handle_names import SliderHandleNames, slider_names
-from course_utils.widgets._render import Layers, TextCachingCanvas
+from course_utils.widgets._render import LAYERS_SUPPORTED, Layers, TextCachingCanvas
 
 __all__ = [
     "Dashboard",
@@ -353,7 +353,8 @@ class Dashboard:
             TextCachingCanvas(self.fig)
             self.build(self.fig)
         dynamic = self.dynamic_artists()
-        self._layers = None if dynamic is None else Layers(dynamic)
+        # matplotlib < 3.11 (the py310 lock's 3.10): drawn in full, see _render.LAYERS_SUPPORTED
+        self._layers = None if dynamic is None or not LAYERS_SUPPORTED else Layers(dynamic)
         self.draw(**self.values)
         box_class = {"vbox": ipywidgets.VBox, "hbox": ipywidgets.HBox}[self.controls_layout]
         # The controls, then an invisible helper that gives each slider handle its label as an accessible

@@ -123,6 +123,11 @@ class TextCachingCanvas(FigureCanvasAgg):
 #: between a few states; each is the figure's size in RGBA (1-4 MB).
 MAX_BACKGROUNDS = 4
 
+#: Whether dashboards use ``Layers``: with matplotlib 3.11 (requirements.lock), every update's pixels are tested equal
+#: to a plain render. With 3.10 (requirements-py310.lock) a dashboard's picture did not change when a control moved
+#: (tests/test_widgets.py, run in the py310 environment), so there every update draws the whole figure, as before.
+LAYERS_SUPPORTED = tuple(int(part) for part in mpl.__version__.split(".")[:2]) >= (3, 11)
+
 
 def _draw_list(container):
     """The artists ``container`` (the figure or one of its axes) draws, in matplotlib's order (its patch aside)."""
