@@ -7,13 +7,22 @@ blockwise attention at T = 2048 in 128 x 128 tiles 1.26 s against 0.086 s.
 ``COURSE_BLAS_THREADS`` threads (default 1), unless ``OPENBLAS_NUM_THREADS``, ``GOTO_NUM_THREADS`` or
 ``OMP_NUM_THREADS`` is set (OpenBLAS already obeys those: your choice stands). Outside a kernel (scripts, tests,
 benchmarks) nothing changes. Where numpy does not use OpenBLAS (Accelerate on macOS, MKL) nothing changes either.
+
+The same reason makes the reference's large attention split its work itself (:func:`split_rows`): a few threads of
+its own, each taking one contiguous share of the query rows with a one-thread BLAS (:func:`one_blas_thread`), so the
+threads meet once per call instead of at every matrix product. Measured on 2 cores with other programs busy (about
+one core's worth), float64 attention at T = 1024 (batch 4, 8 heads, width 64): 1103 ms with OpenBLAS's 2 threads,
+636 ms with one, 557 ms with two row shares on one BLAS thread each (benchmarks/results/attention.md).
 """
+import contextlib
 import ctypes
+import functools
 import os
 import sys
+import threading
 from pathlib import Path
 
-__all__ = ["blas_threads", "set_blas_threads", "limit_in_kernel", "USER_SETTINGS"]
+__all__ = ["blas_threads", "set_blas_threads", "limit_in_kernel", "one_blas_thread", "split_rows", "USER_SETTINGS"]
 
 #: Environment variables through which a user chose OpenBLAS's threads: when one is set, the course leaves them be.
 USER_SETTINGS = ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")
@@ -40,6 +49,7 @@ def _openblas_paths():
                   for p in folder.iterdir() if "openblas" in p.name.lower())
 
 
+@functools.cache
 def _function(verb):
     """numpy's OpenBLAS's ``openblas_{verb}_num_threads`` (whatever its symbols' prefix and suffix), or None."""
     import numpy  # noqa: F401  (loads numpy's BLAS)
@@ -112,3 +122,69 @@ def limit_in_kernel(environ=None):
         return threads if threads >= 1 and set_blas_threads(threads) else None
     except (ValueError, OSError, AttributeError):  # never stop a notebook's first cell for a speed setting
         return None
+
+
+_one_thread_lock = threading.Lock()
+_one_thread_holders = 0  # calls inside one_blas_thread now (several Python threads may be)
+_one_thread_saved = None  # the threads to restore when the last of them leaves
+
+
+@contextlib.contextmanager
+def one_blas_thread():
+    """Within this block numpy's OpenBLAS runs one thread; the former number is restored after it.
+
+    The setting is process-wide: nested or concurrent blocks share it, and the last to leave restores the
+    number the first found. Where numpy does not use OpenBLAS, nothing changes.
+    """
+    global _one_thread_holders, _one_thread_saved
+    with _one_thread_lock:
+        if _one_thread_holders == 0:
+            _one_thread_saved = blas_threads()
+            if _one_thread_saved not in (None, 1):
+                set_blas_threads(1)
+        _one_thread_holders += 1
+    try:
+        yield
+    finally:
+        with _one_thread_lock:
+            _one_thread_holders -= 1
+            if _one_thread_holders == 0 and _one_thread_saved not in (None, 1):
+                set_blas_threads(_one_thread_saved)
+
+
+def _cores():
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not Linux
+        return os.cpu_count() or 1
+
+
+@functools.cache
+def _pool(workers):
+    from concurrent.futures import ThreadPoolExecutor  # imported on first use: course_utils' import stays light
+
+    return ThreadPoolExecutor(max_workers=workers, thread_name_prefix="course_utils")
+
+
+def split_rows(work, rows, *, min_rows=1):
+    """Call ``work(start, stop)`` over contiguous shares of ``range(rows)``, one per core, with a one-thread BLAS.
+
+    One share runs in the calling thread, the others in a pool of threads kept for later calls; numpy's matrix
+    products and ufuncs release the GIL, so the shares run side by side. ``work`` must write only its own rows.
+    Each share has at least ``min_rows`` rows: fewer rows than that (or one core) make one share, run here.
+    An exception raised by a share is raised here, after every share has finished.
+    """
+    shares = max(1, min(_cores(), rows // max(1, min_rows)))
+    cuts = [rows * i // shares for i in range(shares + 1)]
+    with one_blas_thread():
+        if shares == 1:
+            work(0, rows)
+            return
+        futures = [_pool(shares - 1).submit(work, a, b) for a, b in zip(cuts[1:-1], cuts[2:])]
+        try:
+            work(cuts[0], cuts[1])
+        finally:
+            errors = [f.exception() for f in futures]  # waits for every share
+        for error in errors:
+            if error is not None:
+                raise error

@@ -4,8 +4,11 @@
     weights = softmax(scores + mask)       (over the keys of each query row)
     output  = weights V
 """
+import math
+
 import numpy as np
 
+from course_utils._blas import split_rows
 from course_utils._validate import as_mask, as_scale, check_qkv, check_score_row
 from course_utils.softmax import softmax_unchecked
 
@@ -87,6 +90,11 @@ def scaled_dot_product_attention(q, k, v, mask=None, *, scale=None):
     NaN. This is what PyTorch's ``torch.nn.functional.scaled_dot_product_attention`` returns for
     such a row. Better still, avoid building such rows.
 
+    Large inputs are computed in shares of query rows side by side, one per core, each with a
+    one-thread BLAS (``course_utils._blas.split_rows``): the same numbers as in one piece, but the
+    cores meet once per call instead of at every matrix product, which is what makes a busy machine
+    slow (benchmarks/results/attention.md).
+
     Raises
     ------
     ValueError
@@ -103,16 +111,18 @@ def scaled_dot_product_attention(q, k, v, mask=None, *, scale=None):
         mask = as_mask(mask, lead + (t_q, t_k))
     scale = as_scale(scale, d_k)  # a Python float, so float32 inputs stay float32
 
+    if mask is None or (np.broadcast_shapes(lead + (t_q, t_k), mask.shape) == lead + (t_q, t_k)
+                        and np.result_type(q, k, mask) == np.result_type(q, k)):
+        return _sdpa_by_rows(q, k, v, lead, mask, scale)
+    # A mask that adds leading dims, or a float64 bias on float32 scores, gives a new, larger array of
+    # scores, as numpy's broadcasting would: done in one piece below.
     # The scale multiplies q (T_q x d_k numbers) instead of the scores (T_q x T_k): the same scores.
     with np.errstate(over="ignore", invalid="ignore"):
         q_scaled = q * scale  # (..., T_q, d_k)
         scores = q_scaled @ np.swapaxes(k, -1, -2)  # (..., T_q, d_k) @ (..., d_k, T_k) -> (..., T_q, T_k)
     # A cheap bound says when the scores cannot overflow; only otherwise are all of them checked.
     if not scores_cannot_overflow(q, k, scale, scores.dtype) and not np.isfinite(scores).all():
-        raise ValueError(
-            f"the scores q @ k^T * scale overflowed (largest |q| = {np.abs(q).max():.3g}, "
-            f"|k| = {np.abs(k).max():.3g}, scale = {scale:.3g}); rescale q and k"
-        )
+        raise _overflow_error(q, k, scale)
     if mask is not None:
         # In place when the mask fits the scores' shape and dtype; a mask that adds leading dims or a
         # float64 bias on float32 scores gives a new, larger array, as numpy's broadcasting would.
@@ -134,6 +144,56 @@ def scaled_dot_product_attention(q, k, v, mask=None, *, scale=None):
     # The scores are ours and not needed after: the softmax overwrites them with the weights.
     weights = softmax_unchecked(scores, -1, overwrite=True)  # (..., T_q, T_k); empty rows -> zeros
     output = weights @ v  # (..., T_q, T_k) @ (..., T_k, d_v) -> (..., T_q, d_v)
+    return output, weights
+
+
+def _overflow_error(q, k, scale):
+    return ValueError(
+        f"the scores q @ k^T * scale overflowed (largest |q| = {np.abs(q).max():.3g}, "
+        f"|k| = {np.abs(k).max():.3g}, scale = {scale:.3g}); rescale q and k"
+    )
+
+
+def _sdpa_by_rows(q, k, v, lead, mask, scale):
+    """scaled_dot_product_attention on validated inputs whose mask (None, or as ``as_mask`` returns it) fits
+    the scores' shape (..., T_q, T_k) and dtype, computed in shares of query rows side by side.
+
+    Each share of rows (``_blas.split_rows``: one per core, each on a one-thread BLAS) writes its scores
+    into its rows of the weights, masks and softmaxes them there, and multiplies them by v into its rows
+    of the output: no array of the scores' size besides the weights, no pass over memory twice for the
+    scale. Every row's numbers are those of the one-piece computation.
+    """
+    t_q, t_k = q.shape[-2], k.shape[-2]
+    dtype = np.result_type(q, k)  # of the scores (scale is a Python float)
+    weights = np.empty(lead + (t_q, t_k), dtype=dtype)  # (..., T_q, T_k): the scores, then the weights
+    output = np.empty(lead + (t_q, v.shape[-1]), dtype=np.result_type(weights, v))  # (..., T_q, d_v)
+    check = not scores_cannot_overflow(q, k, scale, dtype)  # huge inputs: check every score
+    k_t = np.swapaxes(k, -1, -2)  # (..., d_k, T_k): a view
+    if mask is not None:
+        mask = mask.reshape((1,) * (2 - mask.ndim) + mask.shape)  # at least (..., T_q or 1, T_k or 1)
+        one_mask_row = mask.shape[-2] == 1
+
+    def rows(a, b):
+        scores = weights[..., a:b, :]  # (..., b - a, T_k)
+        # The scale multiplies q (T_q x d_k numbers) instead of the scores (T_q x T_k): the same scores.
+        with np.errstate(over="ignore", invalid="ignore"):
+            np.matmul(q[..., a:b, :] * scale, k_t, out=scores)  # (..., rows, d_k) @ (..., d_k, T_k)
+        if check and not np.isfinite(scores).all():
+            raise _overflow_error(q, k, scale)
+        if mask is not None:
+            tile = mask if one_mask_row else mask[..., a:b, :]  # broadcastable to (..., rows, T_k)
+            if mask.dtype == np.bool_:
+                np.copyto(scores, -np.inf, where=~tile)  # False -> -inf
+            else:
+                with np.errstate(over="ignore"):
+                    scores += tile  # a float bias (its dtype is no wider than the scores')
+                if np.isposinf(scores).any():
+                    raise ValueError("scores + mask overflowed to +inf; the float mask is too large")
+        softmax_unchecked(scores, -1, overwrite=True)  # (..., rows, T_k); empty rows -> zeros
+        np.matmul(scores, v, out=output[..., a:b, :])  # (..., rows, T_k) @ (..., T_k, d_v) -> (..., rows, d_v)
+
+    # A share holds at least 2^18 scores: below that, threads cost more than they save.
+    split_rows(rows, t_q, min_rows=-(-2 ** 18 // max(1, math.prod(lead) * t_k)))
     return output, weights
 
 

@@ -13,10 +13,12 @@ before the new block's terms are added. After the last block, output = o / l. Th
 exact attention (up to rounding): the T_q x T_k matrix of scores is never held, only one
 (block_q x block_k) tile at a time.
 """
+import math
 import numbers
 
 import numpy as np
 
+from course_utils._blas import split_rows
 from course_utils._validate import as_mask, as_scale, check_qkv
 from course_utils.attention import scores_cannot_overflow
 
@@ -124,9 +126,12 @@ def blockwise_attention(q, k, v, block_size=None, mask=None, *, scale=None):
     Notes
     -----
     The loop is the one of the module docstring: for each block of queries, for each block of
-    keys, one tile of scores, then ``online_softmax_update`` (written out in place). Four things
+    keys, one tile of scores, then ``online_softmax_update`` (written out in place). Five things
     make it fast without changing what it computes (each measured, benchmarks/attention.py):
 
+    - the query rows are split into shares run side by side, one per core, each with a one-thread
+      BLAS and buffers of its own (``course_utils._blas.split_rows``): the cores meet once per call,
+      not at every matrix product of every tile;
     - every tile, and m, l, o, live in buffers made once and reused (no new array per tile);
     - the scale multiplies each key block as it is copied, transposed, into its buffer (the
       BLAS multiplies q by a contiguous k^T faster than by a transposed view), not every tile;
@@ -178,65 +183,72 @@ def _blockwise_unchecked(q, k, v, lead, block_q, block_k, mask, scale):
         rows = (lambda a, b: slice(None)) if mask.shape[-2] == 1 else slice
         cols = (lambda a, b: slice(None)) if mask.shape[-1] == 1 else slice
 
-    block_q, block_k = min(block_q, t_q), min(block_k, t_k)
-    # Buffers made once and reused for every tile; a block at the end of T uses their first rows.
-    s_buf = np.empty(lead + (block_q, block_k), dtype=dtype)  # one tile of scores, then of exp(...)
-    k_buf = np.empty(k.shape[:-2] + (q.shape[-1], block_k), dtype=dtype)  # scale * (key block)^T
-    o_buf = np.empty(lead + (d_v, block_q), dtype=dtype)  # running o, transposed: (d_v, bq) per head
-    add_buf = np.empty_like(o_buf)  # this tile's v^T p^T
-    m_buf = np.empty(lead + (block_q,), dtype=dtype)  # running maximum of each query row
-    l_buf, m_new_buf, alpha_buf = np.empty_like(m_buf), np.empty_like(m_buf), np.empty_like(m_buf)
     v_t = np.swapaxes(v, -1, -2)  # (..., d_v, T_k): a view
-    for i0 in range(0, t_q, block_q):
-        i1 = min(i0 + block_q, t_q)
-        bq = i1 - i0
-        m, l, o_t = m_buf[..., :bq], l_buf[..., :bq], o_buf[..., :bq]  # (..., bq), (..., bq), (..., d_v, bq)
-        m.fill(-np.inf)  # nothing seen yet
-        l.fill(0)
-        o_t.fill(0)
-        for j0 in range(0, t_k, block_k):
-            j1 = min(j0 + block_k, t_k)
-            s = s_buf[..., :bq, :j1 - j0]  # (..., bq, bk)
-            k_t = k_buf[..., :j1 - j0]  # (..., d_k, bk)
-            with np.errstate(over="ignore", invalid="ignore"):
-                np.multiply(np.swapaxes(k[..., j0:j1, :], -1, -2), scale, out=k_t)  # the scale, in the copy
-                np.matmul(q[..., i0:i1, :], k_t, out=s)  # (..., bq, d_k) @ (..., d_k, bk) -> (..., bq, bk)
-            if check_tiles and not np.isfinite(s).all():
-                raise ValueError(
-                    f"the scores q @ k^T * scale overflowed (largest |q| = {np.abs(q).max():.3g}, "
-                    f"|k| = {np.abs(k).max():.3g}, scale = {scale:.3g}); rescale q and k"
-                )
-            if mask is not None:
-                tile = mask[..., rows(i0, i1), cols(j0, j1)]  # broadcastable to (..., bq, bk)
-                if mask.dtype == np.bool_:
-                    np.copyto(s, -np.inf, where=~tile)  # False -> -inf
-                else:
-                    with np.errstate(over="ignore"):
-                        s += tile  # a float bias (its dtype is no wider than s's)
-                    if np.isposinf(s).any():
-                        raise ValueError("scores + mask overflowed to +inf; the float mask is too large")
-            # The online softmax update (as online_softmax_update, but in place on this tile):
-            m_new = m_new_buf[..., :bq]
-            np.max(s, axis=-1, out=m_new)  # (..., bq): this tile's row maxima
-            np.maximum(m, m_new, out=m_new)  # (..., bq): the running maximum
-            shift = m_new
-            if mask is not None and np.isneginf(m_new).any():  # no permitted key yet: shift by 0
-                shift = np.where(np.isneginf(m_new), 0.0, m_new).astype(dtype, copy=False)
-            alpha = alpha_buf[..., :bq]
-            with np.errstate(under="ignore", over="ignore", invalid="ignore"):
-                np.subtract(m, shift, out=alpha)
-                np.exp(alpha, out=alpha)  # (..., bq): exp(m_old - m_new) rescales l and o; exp(-inf) = 0
-                np.subtract(s, shift[..., None], out=s)
-                np.exp(s, out=s)  # (..., bq, bk): this tile's unnormalised weights p
-            m[...] = m_new
-            l *= alpha
-            l += np.sum(s, axis=-1)  # (..., bq)
-            o_t *= alpha[..., None, :]  # (..., d_v, bq)
-            add = add_buf[..., :bq]
-            np.matmul(v_t[..., j0:j1], np.swapaxes(s, -1, -2), out=add)  # (..., d_v, bk) @ (..., bk, bq)
-            o_t += add  # o^T += v^T p^T, i.e. o += p v
-        # (..., bq, d_v): normalise once at the end; rows with no permitted key (l = 0) stay zero
-        block_out = np.swapaxes(output[..., i0:i1, :], -1, -2)  # (..., d_v, bq): a view of the output
-        block_out.fill(0)
-        np.divide(o_t, l[..., None, :], out=block_out, where=l[..., None, :] > 0)
+
+    def share(start, stop):
+        """The query rows start:stop, in blocks of block_q rows, with buffers of this share's own."""
+        block_q_here, block_k_here = min(block_q, stop - start), min(block_k, t_k)
+        # Buffers made once and reused for every tile; a block at the end of T uses their first rows.
+        s_buf = np.empty(lead + (block_q_here, block_k_here), dtype=dtype)  # one tile of scores, then of exp(...)
+        k_buf = np.empty(k.shape[:-2] + (q.shape[-1], block_k_here), dtype=dtype)  # scale * (key block)^T
+        o_buf = np.empty(lead + (d_v, block_q_here), dtype=dtype)  # running o, transposed: (d_v, bq) per head
+        add_buf = np.empty_like(o_buf)  # this tile's v^T p^T
+        m_buf = np.empty(lead + (block_q_here,), dtype=dtype)  # running maximum of each query row
+        l_buf, m_new_buf, alpha_buf = np.empty_like(m_buf), np.empty_like(m_buf), np.empty_like(m_buf)
+        for i0 in range(start, stop, block_q_here):
+            i1 = min(i0 + block_q_here, stop)
+            bq = i1 - i0
+            m, l, o_t = m_buf[..., :bq], l_buf[..., :bq], o_buf[..., :bq]  # (..., bq), (..., bq), (..., d_v, bq)
+            m.fill(-np.inf)  # nothing seen yet
+            l.fill(0)
+            o_t.fill(0)
+            for j0 in range(0, t_k, block_k_here):
+                j1 = min(j0 + block_k_here, t_k)
+                s = s_buf[..., :bq, :j1 - j0]  # (..., bq, bk)
+                k_t = k_buf[..., :j1 - j0]  # (..., d_k, bk)
+                with np.errstate(over="ignore", invalid="ignore"):
+                    np.multiply(np.swapaxes(k[..., j0:j1, :], -1, -2), scale, out=k_t)  # the scale, in the copy
+                    np.matmul(q[..., i0:i1, :], k_t, out=s)  # (..., bq, d_k) @ (..., d_k, bk) -> (..., bq, bk)
+                if check_tiles and not np.isfinite(s).all():
+                    raise ValueError(
+                        f"the scores q @ k^T * scale overflowed (largest |q| = {np.abs(q).max():.3g}, "
+                        f"|k| = {np.abs(k).max():.3g}, scale = {scale:.3g}); rescale q and k"
+                    )
+                if mask is not None:
+                    tile = mask[..., rows(i0, i1), cols(j0, j1)]  # broadcastable to (..., bq, bk)
+                    if mask.dtype == np.bool_:
+                        np.copyto(s, -np.inf, where=~tile)  # False -> -inf
+                    else:
+                        with np.errstate(over="ignore"):
+                            s += tile  # a float bias (its dtype is no wider than s's)
+                        if np.isposinf(s).any():
+                            raise ValueError("scores + mask overflowed to +inf; the float mask is too large")
+                # The online softmax update (as online_softmax_update, but in place on this tile):
+                m_new = m_new_buf[..., :bq]
+                np.max(s, axis=-1, out=m_new)  # (..., bq): this tile's row maxima
+                np.maximum(m, m_new, out=m_new)  # (..., bq): the running maximum
+                shift = m_new
+                if mask is not None and np.isneginf(m_new).any():  # no permitted key yet: shift by 0
+                    shift = np.where(np.isneginf(m_new), 0.0, m_new).astype(dtype, copy=False)
+                alpha = alpha_buf[..., :bq]
+                with np.errstate(under="ignore", over="ignore", invalid="ignore"):
+                    np.subtract(m, shift, out=alpha)
+                    np.exp(alpha, out=alpha)  # (..., bq): exp(m_old - m_new) rescales l and o; exp(-inf) = 0
+                    np.subtract(s, shift[..., None], out=s)
+                    np.exp(s, out=s)  # (..., bq, bk): this tile's unnormalised weights p
+                m[...] = m_new
+                l *= alpha
+                l += np.sum(s, axis=-1)  # (..., bq)
+                o_t *= alpha[..., None, :]  # (..., d_v, bq)
+                add = add_buf[..., :bq]
+                np.matmul(v_t[..., j0:j1], np.swapaxes(s, -1, -2), out=add)  # (..., d_v, bk) @ (..., bk, bq)
+                o_t += add  # o^T += v^T p^T, i.e. o += p v
+            # (..., bq, d_v): normalise once at the end; rows with no permitted key (l = 0) stay zero
+            block_out = np.swapaxes(output[..., i0:i1, :], -1, -2)  # (..., d_v, bq): a view of the output
+            block_out.fill(0)
+            np.divide(o_t, l[..., None, :], out=block_out, where=l[..., None, :] > 0)
+
+    # The shares of query rows run side by side (one per core, each on a one-thread BLAS); a share holds at
+    # least 2^18 scores of work, below that threads cost more than they save.
+    split_rows(share, t_q, min_rows=-(-2 ** 18 // max(1, math.prod(lead) * t_k)))
     return output.astype(out_dtype, copy=False)
