@@ -13,12 +13,10 @@ before the new block's terms are added. After the last block, output = o / l. Th
 exact attention (up to rounding): the T_q x T_k matrix of scores is never held, only one
 (block_q x block_k) tile at a time.
 """
-import math
 import numbers
 
 import numpy as np
 
-from course_utils._blas import split_rows
 from course_utils._validate import as_mask, as_scale, check_qkv
 from course_utils.attention import scores_cannot_overflow
 
@@ -126,12 +124,9 @@ def blockwise_attention(q, k, v, block_size=None, mask=None, *, scale=None):
     Notes
     -----
     The loop is the one of the module docstring: for each block of queries, for each block of
-    keys, one tile of scores, then ``online_softmax_update`` (written out in place). Five things
+    keys, one tile of scores, then ``online_softmax_update`` (written out in place). Four things
     make it fast without changing what it computes (each measured, benchmarks/attention.py):
 
-    - the query rows are split into shares run side by side, one per core, each with a one-thread
-      BLAS and buffers of its own (``course_utils._blas.split_rows``): the cores meet once per call,
-      not at every matrix product of every tile;
     - every tile, and m, l, o, live in buffers made once and reused (no new array per tile);
     - the scale multiplies each key block as it is copied, transposed, into its buffer (the
       BLAS multiplies q by a contiguous k^T faster than by a transposed view), not every tile;
@@ -248,7 +243,8 @@ def _blockwise_unchecked(q, k, v, lead, block_q, block_k, mask, scale):
             block_out.fill(0)
             np.divide(o_t, l[..., None, :], out=block_out, where=l[..., None, :] > 0)
 
-    # The shares of query rows run side by side (one per core, each on a one-thread BLAS); a share holds at
-    # least 2^18 scores of work, below that threads cost more than they save.
-    split_rows(share, t_q, min_rows=-(-2 ** 18 // max(1, math.prod(lead) * t_k)))
+    # One share of every query row: not split_rows's one per core as scaled_dot_product_attention does, since
+    # each share holds a tile of its own and blockwise attention promises one tile at a time (notebook 07
+    # measures its peak memory as the output plus one tile; with a share per core it grew with the cores).
+    share(0, t_q)
     return output.astype(out_dtype, copy=False)
