@@ -114,8 +114,8 @@ def scaled_dot_product_attention(q, k, v, mask=None, *, scale=None):
     if mask is None or (np.broadcast_shapes(lead + (t_q, t_k), mask.shape) == lead + (t_q, t_k)
                         and np.result_type(q, k, mask) == np.result_type(q, k)):
         return _sdpa_by_rows(q, k, v, lead, mask, scale)
-    # A mask that adds leading dims, or a float64 bias on float32 scores, gives a new, larger array of
-    # scores, as numpy's broadcasting would: done in one piece below.
+    # Here the mask adds leading dims, or is a float64 bias on float32 scores: masking gives a new, larger
+    # array of scores, as numpy's broadcasting would, so this is done in one piece.
     # The scale multiplies q (T_q x d_k numbers) instead of the scores (T_q x T_k): the same scores.
     with np.errstate(over="ignore", invalid="ignore"):
         q_scaled = q * scale  # (..., T_q, d_k)
@@ -123,24 +123,13 @@ def scaled_dot_product_attention(q, k, v, mask=None, *, scale=None):
     # A cheap bound says when the scores cannot overflow; only otherwise are all of them checked.
     if not scores_cannot_overflow(q, k, scale, scores.dtype) and not np.isfinite(scores).all():
         raise _overflow_error(q, k, scale)
-    if mask is not None:
-        # In place when the mask fits the scores' shape and dtype; a mask that adds leading dims or a
-        # float64 bias on float32 scores gives a new, larger array, as numpy's broadcasting would.
-        in_place = (np.broadcast_shapes(scores.shape, mask.shape) == scores.shape
-                    and np.result_type(scores, mask) == scores.dtype)
-        if mask.dtype == np.bool_:
-            if in_place:
-                np.copyto(scores, -np.inf, where=~mask)  # (..., T_q, T_k): False -> -inf
-            else:
-                scores = np.where(mask, scores, -np.inf)  # (..., T_q, T_k): False -> -inf
-        else:
-            with np.errstate(over="ignore"):
-                if in_place:
-                    scores += mask  # (..., T_q, T_k)
-                else:
-                    scores = scores + mask  # (..., T_q, T_k)
-            if np.isposinf(scores).any():
-                raise ValueError("scores + mask overflowed to +inf; the float mask is too large")
+    if mask.dtype == np.bool_:
+        scores = np.where(mask, scores, -np.inf)  # (..., T_q, T_k): False -> -inf
+    else:
+        with np.errstate(over="ignore"):
+            scores = scores + mask  # (..., T_q, T_k)
+        if np.isposinf(scores).any():
+            raise ValueError("scores + mask overflowed to +inf; the float mask is too large")
     # The scores are ours and not needed after: the softmax overwrites them with the weights.
     weights = softmax_unchecked(scores, -1, overwrite=True)  # (..., T_q, T_k); empty rows -> zeros
     output = weights @ v  # (..., T_q, T_k) @ (..., T_k, d_v) -> (..., T_q, d_v)
