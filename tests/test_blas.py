@@ -53,3 +53,43 @@ def test_an_empty_course_setting_is_the_default(monkeypatch, restore_threads):
 def test_zero_threads_is_refused():
     with pytest.raises(ValueError, match="at least 1"):
         _blas.set_blas_threads(0)
+
+
+@pytest.mark.parametrize("rows, min_rows, cores", [(10, 1, 2), (7, 1, 4), (3, 2, 2), (1, 1, 8), (100, 30, 8)])
+def test_split_rows_covers_every_row_once_in_at_most_one_share_per_core(monkeypatch, rows, min_rows, cores):
+    monkeypatch.setattr(_blas, "_cores", lambda: cores)
+    seen, shares = [], []
+
+    def work(start, stop):
+        shares.append((start, stop))
+        seen.extend(range(start, stop))
+
+    _blas.split_rows(work, rows, min_rows=min_rows)
+    assert sorted(seen) == list(range(rows))
+    assert 1 <= len(shares) <= min(cores, max(1, rows // min_rows))
+    assert all(stop - start >= min(min_rows, rows) for start, stop in shares)
+
+
+def test_split_rows_raises_a_shares_error_after_every_share_finished(monkeypatch):
+    monkeypatch.setattr(_blas, "_cores", lambda: 2)
+    done = []
+
+    def work(start, stop):
+        if start > 0:
+            raise ValueError("the second share failed")
+        done.append((start, stop))
+
+    with pytest.raises(ValueError, match="the second share failed"):
+        _blas.split_rows(work, 10)
+    assert done == [(0, 5)]
+
+
+@needs_openblas
+def test_one_blas_thread_inside_and_the_former_number_after(restore_threads):
+    _blas.set_blas_threads(2)
+    with _blas.one_blas_thread():
+        assert _blas.blas_threads() == 1
+        with _blas.one_blas_thread():  # nested: still one, and the outer block restores
+            assert _blas.blas_threads() == 1
+        assert _blas.blas_threads() == 1
+    assert _blas.blas_threads() == 2
