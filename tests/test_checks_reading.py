@@ -446,6 +446,15 @@ def capstone_causal_sees_next(x, lengths, w_q, w_k, w_v, w_o, num_heads):
     return cu.merge_heads(weights @ v) @ w_o, weights
 
 
+
+def capstone_masked_after_softmax(x, lengths, w_q, w_k, w_v, w_o, num_heads):
+    T = x.shape[1]
+    mask = (cu.causal_mask(T)[None] & cu.padding_mask(lengths, T)[:, None, :])[:, None]  # (B, 1, T, T)
+    q, k, v = (cu.split_heads(x @ w, num_heads) for w in (w_q, w_k, w_v))
+    weights = np.where(mask, cu.softmax(q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])), 0.0)
+    return cu.merge_heads(weights @ v) @ w_o, weights
+
+
 CAPSTONE_MUTANTS = [
     (capstone_causal_sees_next, 1, "causal mask off by one", "sees the next one"),
     (capstone_causal_only, 1, "causal only", "padding mask is missing"),
@@ -458,6 +467,7 @@ CAPSTONE_MUTANTS = [
     (capstone_big_negative, 3, "large negative number in an empty row", "-1e9"),
     (capstone_no_head_axis, 2, "mask without a head axis", "head axis"),
     (capstone_scale_d_model, 2, "scale with d_model", "sqrt(d_head)"),
+    (capstone_masked_after_softmax, 1, "masked after the softmax", "before the softmax"),
     (capstone_one_head, 1, "one head", "Split the projections"),
     (capstone_weights_averaged, 1, "one head", "not their average"),
     (capstone_swapped, 1, "swapped outputs", "output first"),

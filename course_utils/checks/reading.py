@@ -453,8 +453,12 @@ def _reference_capstone(x, lengths, w_q, w_k, w_v, w_o, num_heads):
 
 def _layer(x, lengths, w_q, w_k, w_v, w_o, num_heads, *, masks="both", combine="and", pad_axis="keys",
            invert=False, project=True, softmax="course", fill=-np.inf, scale="head", split=True,
-           head_axis=True, diagonal=0, additive=False):
-    """The capstone layer with one knob per mistake (the buggy versions the checker recognises)."""
+           head_axis=True, diagonal=0, additive=False, after=None):
+    """The capstone layer with one knob per mistake (the buggy versions the checker recognises).
+
+    ``after="zero"``: an unmasked softmax, then the blocked weights set to 0. (Renormalising each row after that
+    gives the right weights wherever a row has a permitted key: not a mistake of its own.)
+    """
     x = np.asarray(x, dtype=float)
     lengths = np.asarray(lengths)
     B, T, d_model = x.shape
@@ -480,11 +484,14 @@ def _layer(x, lengths, w_q, w_k, w_v, w_o, num_heads, *, masks="both", combine="
     divisor = np.sqrt(d_head) if scale == "head" else np.sqrt(d_model)
     scores = q @ np.swapaxes(k, -1, -2) / divisor  # (B, h, T, T)
     heads_mask = mask[:, None] if head_axis else mask
-    if additive:  # scores + fill at the blocked keys (a row with no key keeps its unmasked softmax)
+    if after == "zero":  # the softmax of every score, then the blocked weights zeroed
+        weights = np.where(heads_mask, SOFTMAXES[softmax](scores), 0.0)  # (B, h, T, T)
+    elif additive:  # scores + fill at the blocked keys (a row with no key keeps its unmasked softmax)
         scores = scores + np.where(heads_mask, 0.0, fill)
+        weights = SOFTMAXES[softmax](scores)  # (B, h, T, T)
     else:
         scores = np.where(heads_mask, scores, fill)
-    weights = SOFTMAXES[softmax](scores)  # (B, h, T, T)
+        weights = SOFTMAXES[softmax](scores)  # (B, h, T, T)
     merged = (weights @ v).transpose(0, 2, 1, 3).reshape(B, T, d_model)  # (B, T, d_model)
     output = merged @ w_o if project else merged
     if not split:
@@ -622,6 +629,14 @@ CAPSTONE_MISTAKES = (
         "the head axis: `mask[:, None, :, :]`, shape (B, 1, T, T), shared by every head.",
         reproduce=_variants(head_axis=False),
         error=lambda exc, args: BROADCAST_ERROR(exc) and _names_scores_shape(exc, args),
+    ),
+    KnownMistake(
+        "masked after the softmax",
+        "You zero the blocked weights after the softmax. The softmax has then already given the "
+        "blocked keys a share of every row, so the permitted keys' weights no longer add up to one. "
+        "Mask the scores before the softmax: `np.where(mask[:, None], scores, -np.inf)`, then "
+        "`cu.softmax` (notebook 03).",
+        reproduce=lambda *a: _layer(*a, after="zero"),
     ),
     KnownMistake(
         "scale with d_model",

@@ -550,7 +550,8 @@ def capstone_reshape_split(x, lengths, w_q, w_k, w_v, w_o, num_heads):
     return (weights @ v).reshape(B, T, d_model) @ w_o, weights
 
 
-@answer("capstone_layer", note="zeroes the blocked weights after the softmax")
+@answer("capstone_layer", kind="variant", expect="masked after the softmax",
+        note="zeroes the blocked weights after the softmax (a known mistake since a new learner met it)")
 def capstone_mask_after_softmax(x, lengths, w_q, w_k, w_v, w_o, num_heads):
     x, lengths = np.asarray(x, dtype=float), np.asarray(lengths)
     B, T, d_model = x.shape

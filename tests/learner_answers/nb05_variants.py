@@ -321,6 +321,25 @@ def _right_mask4(lengths, T):
     return (causal[None, :, :] & real[:, None, :])[:, None, :, :]
 
 
+# -- masked after the softmax
+@answer("capstone_layer", kind="variant", expect="masked after the softmax",
+        note="loop over heads, each head's weights multiplied by the mask after cu.softmax")
+def var_capstone_loop_mask_after(x, lengths, w_q, w_k, w_v, w_o, num_heads):
+    x, lengths = np.asarray(x, dtype=float), np.asarray(lengths)
+    B, T, d_model = x.shape
+    d_head = d_model // num_heads
+    causal, real = _masks(lengths, T)
+    mask = causal[None] & real[:, None, :]  # (B, T, T)
+    outs, ws = [], []
+    for h in range(num_heads):
+        cols = slice(h * d_head, (h + 1) * d_head)
+        q, k, v = x @ w_q[:, cols], x @ w_k[:, cols], x @ w_v[:, cols]
+        w = cu.softmax(q @ np.swapaxes(k, -1, -2) / np.sqrt(d_head)) * mask
+        outs.append(w @ v)
+        ws.append(w)
+    return np.concatenate(outs, axis=-1) @ w_o, np.stack(ws, axis=1)
+
+
 # -- no output projection
 @answer("capstone_layer", kind="variant", expect="no output projection",
         note="loop over heads with cu.scaled_dot_product_attention, concatenated, no W_O")
