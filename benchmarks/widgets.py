@@ -15,9 +15,10 @@ directory holding course_utils) in a subprocess, in the same run; the table puts
 Also measured, not part of the goal: a sweep of sliders through values not shown before (each move to a new value;
 caches of drawn text help less there).
 
-    python benchmarks/widgets.py [--moves 20] [--before REF_OR_DIR | --no-before]
+    python benchmarks/widgets.py [--moves 20] [--before REF_OR_DIR | --no-before] [--dashboard NAME ...]
 
-Writes benchmarks/results/widgets.md.
+Writes benchmarks/results/widgets.md; with ``--dashboard`` (a quicker look at some dashboards, e.g.
+``--dashboard HeadsDashboard --before HEAD``) it prints the table and leaves the results file alone.
 """
 import argparse
 import io
@@ -65,12 +66,19 @@ def naive_update():
     return buffer.getvalue()
 
 
-def dashboards():
+def dashboards(names=None):
+    """The Dashboard classes course_utils.widgets exports (only those named in ``names``, when given)."""
     import course_utils.widgets as widgets
     from course_utils.widgets import Dashboard
 
-    return [obj for name in widgets.__all__ if isinstance(obj := getattr(widgets, name), type)
-            and issubclass(obj, Dashboard) and obj is not Dashboard]
+    found = [obj for name in widgets.__all__ if isinstance(obj := getattr(widgets, name), type)
+             and issubclass(obj, Dashboard) and obj is not Dashboard]
+    if names:
+        unknown = sorted(set(names) - {cls.__name__ for cls in found})
+        if unknown:
+            raise SystemExit(f"no dashboard named {unknown}; there are {[cls.__name__ for cls in found]}")
+        found = [cls for cls in found if cls.__name__ in names]
+    return found
 
 
 def _options(control):
@@ -182,8 +190,8 @@ def _ms(times):
     return statistics.median(times) * 1000
 
 
-def measure(moves, label=""):
-    """Every dashboard and control of the course_utils this process imports.
+def measure(moves, label="", names=None):
+    """Every dashboard (or those named in ``names``) and control of the course_utils this process imports.
 
     Returns
     -------
@@ -193,7 +201,7 @@ def measure(moves, label=""):
     """
     rows, all_naive = [], []
     naive_update()  # warm up pyplot and the font cache
-    for cls in dashboards():
+    for cls in dashboards(names):
         try:
             dashboard = BUILDERS[cls.__name__](cls) if cls.__name__ in BUILDERS else cls()
         except Exception as exc:  # a dashboard that needs arguments
@@ -225,13 +233,15 @@ def measure(moves, label=""):
     return {"rows": rows, "naive_ms": _ms(all_naive) if all_naive else None}
 
 
-def measure_before(before, moves):
-    """``measure(moves)`` for an older course_utils, in a subprocess: ``before`` is a directory or a git ref."""
+def measure_before(before, moves, names=None):
+    """``measure(moves, names=names)`` for an older course_utils, in a subprocess: ``before`` is a directory or a git
+    ref."""
     with _common.checkout(before) as path, tempfile.TemporaryDirectory(prefix="bench-before-") as tmp:
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(path), os.environ.get("PYTHONPATH", "")]))
         out = Path(tmp) / "before.json"
-        subprocess.run([sys.executable, __file__, "--moves", str(moves), "--json", str(out)], check=True, env=env,
-                       cwd=tmp)
+        only = [arg for name in names or () for arg in ("--dashboard", name)]
+        subprocess.run([sys.executable, __file__, "--moves", str(moves), "--json", str(out), *only], check=True,
+                       env=env, cwd=tmp)
         return json.loads(out.read_text(encoding="utf-8"))
 
 
@@ -264,18 +274,27 @@ def main(argv=None):
     parser.add_argument("--before", default=BEFORE_REF,
                         help=f"git ref or directory of the code to compare with (default {BEFORE_REF})")
     parser.add_argument("--no-before", action="store_true", help="measure only the current code")
+    parser.add_argument("--dashboard", action="append", metavar="NAME",
+                        help="measure only this dashboard class (repeatable); the results file is left alone")
     parser.add_argument("--json", type=Path, help=argparse.SUPPRESS)  # the subprocess that measures 'before'
     args = parser.parse_args(argv)
     if args.json:
-        args.json.write_text(json.dumps(measure(args.moves, label="before: ")), encoding="utf-8")
+        args.json.write_text(json.dumps(measure(args.moves, label="before: ", names=args.dashboard)), encoding="utf-8")
         return
     load = _common.LoadMeter()
-    before = None if args.no_before else measure_before(args.before, args.moves)
-    after = measure(args.moves)
+    before = None if args.no_before else measure_before(args.before, args.moves, args.dashboard)
+    after = measure(args.moves, names=args.dashboard)
     others = load.cores_used_by_others()
     rows = table(after, before)
     ratios = [float(r[6]) for r in rows if r[6]]
     met = sum(r[7] == "goal met" for r in rows)
+    header = ["dashboard", "control", "before ms (ratio)", "after median ms", "after p95 ms", "naive ms", "ratio",
+              f"<= {GOAL_RATIO}", "sweep ms (ratio)"]
+    if args.dashboard:  # a part of the run: printed, the results file keeps the full run
+        print(_common.markdown_table(header, rows))
+        print(f"load: other processes kept {'?' if others is None else f'{others:.2f}'} of {os.cpu_count()} cores "
+              f"busy; naive median {after['naive_ms']:.1f} ms")
+        return
     _common.RESULTS.mkdir(parents=True, exist_ok=True)
     text = "\n".join([
         "# Dashboard update latency",
@@ -293,8 +312,7 @@ def main(argv=None):
         f"- load: other processes kept {'?' if others is None else f'{others:.2f}'} of {os.cpu_count()} cores busy "
         "on average during the run (before and after alike: the ratios compare times taken moments apart)",
         "",
-        _common.markdown_table(["dashboard", "control", "before ms (ratio)", "after median ms", "after p95 ms",
-                                "naive ms", "ratio", f"<= {GOAL_RATIO}", "sweep ms (ratio)"], rows),
+        _common.markdown_table(header, rows),
         "",
         f"Naive update, median over the run: {after['naive_ms']:.1f} ms"
         + ("" if before is None else f" (before's run: {before['naive_ms']:.1f} ms)") + ".",
@@ -302,8 +320,7 @@ def main(argv=None):
         "",
     ])
     (_common.RESULTS / "widgets.md").write_text(text, encoding="utf-8")
-    print(_common.markdown_table(["dashboard", "control", "before ms (ratio)", "after median ms", "after p95 ms",
-                                  "naive ms", "ratio", f"<= {GOAL_RATIO}", "sweep ms (ratio)"], rows))
+    print(_common.markdown_table(header, rows))
     print(f"wrote {_common.RESULTS / 'widgets.md'}")
 
 
