@@ -648,7 +648,10 @@ def quick_png(image, *, level=QUICK_PNG_LEVEL):
     height, width, channels = pixels.shape
     rows = np.empty((height, width * channels + 1), dtype=np.uint8)  # each row: filter byte 0, then the pixels
     rows[:, 0] = 0
-    rows[:, 1:] = pixels.reshape(height, width * channels)  # (H, W, C) -> (H, W * C)
+    # (H, W, C) -> (H, W * C) one channel at a time: copying the RGB of an RGBA buffer in one assignment went
+    # element by element (16 ms for a 1200 x 700 picture), three strided copies take 2 ms (issue 14).
+    for channel in range(channels):
+        rows[:, 1 + channel::channels] = pixels[..., channel]
     header = struct.pack(">IIBBBBB", width, height, 8, 2 if channels == 3 else 6, 0, 0, 0)
     return (b"\x89PNG\r\n\x1a\n" + _png_chunk(b"IHDR", header)
             + _png_chunk(b"IDAT", zlib.compress(rows.tobytes(), level)) + _png_chunk(b"IEND", b""))
