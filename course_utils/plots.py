@@ -108,10 +108,14 @@ def contrasting_text_colour(rgba):
     str
         "black" or "white".
     """
-    rgb = np.asarray(rgba[:3], dtype=float)
+    return str(_contrasting_text_colours(np.asarray(rgba, dtype=float)[:3]))
+
+
+def _contrasting_text_colours(rgb):
+    """``contrasting_text_colour`` for many colours at once: rgb (..., 3) -> array of "black"/"white" of shape (...)."""
     linear = np.where(rgb <= 0.03928, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
-    luminance = float(linear @ [0.2126, 0.7152, 0.0722])
-    return "black" if luminance > 0.179 else "white"
+    luminance = linear[..., 0] * 0.2126 + linear[..., 1] * 0.7152 + linear[..., 2] * 0.0722
+    return np.where(luminance > 0.179, "black", "white")
 
 
 def cell_text_colour(image, value):
@@ -432,12 +436,15 @@ def weight_colorbar(axes, *, label="attention weight", **kwargs):
 
 
 def _set_cell_texts(heatmap, weights):
+    """Each printed number and its colour (``cell_text_colour``'s choice, for every cell in one call: issue 14's
+    dashboards set them on every move, and the colour map called once per cell took half of HeadsDashboard's draw)."""
+    image = heatmap.image
+    colours = _contrasting_text_colours(image.cmap(image.norm(weights))[..., :3])
     for (i, j), text in np.ndenumerate(heatmap.cell_texts):
         if text is None:
             continue
-        value = weights[i, j]
-        text.set_text(f"{value:.2f}")
-        text.set_color(cell_text_colour(heatmap.image, value))
+        text.set_text(f"{weights[i, j]:.2f}")
+        text.set_color(str(colours[i, j]))
 
 
 def update_heatmap(heatmap, weights):
