@@ -174,12 +174,21 @@ class CourseNotebook(IPyNbFile):
         runs = self.config.course_offline
         cells = sum(cell.cell_type == "code" for cell in self.nb.cells)
         self.kernel = runs.start(self.path, kernel_name, cells, startup_timeout=option.nbval_kernel_startup_timeout)
+        following = self.next_notebook()
+        if following is not None:  # its fresh kernel boots on the other core while this notebook runs
+            runs.prestart(following.path, kernel_name)
         if self.path.parent == SOLUTIONS:
             runs.audit_figures(self.path, self.kernel)
         self.setup_sanitize_files()
         if getattr(option, "cov_source", None):
             from nbval.plugin import setup_coverage
             setup_coverage(self.config, self.kernel, getattr(self, "fspath", None))
+
+    def next_notebook(self) -> "CourseNotebook | None":
+        """The notebook whose cells run after this one's in this session, if any."""
+        parents = list(dict.fromkeys(item.parent for item in self.session.items))
+        later = parents[parents.index(self) + 1:] if self in parents else []
+        return next((parent for parent in later if isinstance(parent, CourseNotebook)), None)
 
     def teardown(self):
         try:
@@ -284,10 +293,12 @@ class PrefixedKernelManager(KernelManager):
 
 
 class OfflineKernel(RunningKernel):
-    """nbval's running kernel, started by a given kernel manager (see :meth:`OfflineKernels.manager`)."""
+    """nbval's running kernel, started by a given kernel manager (see :meth:`OfflineKernels.manager`), or already
+    started by it (``started=True``: :meth:`OfflineKernels.prestart`)."""
 
-    def __init__(self, km, cwd, startup_timeout=60):
-        km.start_kernel(stderr=subprocess.DEVNULL, cwd=cwd)
+    def __init__(self, km, cwd, startup_timeout=60, started=False):
+        if not started:
+            km.start_kernel(stderr=subprocess.DEVNULL, cwd=cwd)
         kc = km.client()
         kc.start_channels()
         try:
@@ -311,6 +322,9 @@ class OfflineKernels:
     def __init__(self):
         self._prefix = False  # not looked for yet
         self._scratch = None
+        self._logs = 0
+        #: Kernels started ahead for a notebook not set up yet: {resolved path: (kernel name, manager, log)}.
+        self._prestarted: dict[str, tuple] = {}
 
     @property
     def prefix(self) -> list[str] | None:
@@ -342,13 +356,35 @@ class OfflineKernels:
             km.ip = str(Path(tempfile.mkdtemp(dir=self.scratch)) / "k")
         return km
 
-    def start(self, path: Path, kernel_name: str, cells: int, startup_timeout: int = 60) -> OfflineKernel:
-        """The kernel for notebook ``path`` (``cells`` code cells), started offline; its run is recorded until
-        :meth:`finish`."""
+    def _new_log(self) -> Path:
+        self._logs += 1
+        return self.scratch / f"attempts-{self._logs}.log"
+
+    def prestart(self, path: Path, kernel_name: str) -> None:
+        """Start the fresh offline kernel of notebook ``path`` now, without waiting for it: :meth:`start` takes it
+        (a kernel takes 2-3 s to boot, which then overlaps the notebook running before). No cell runs in it before
+        :meth:`start`; :meth:`close` shuts down any that no notebook took."""
         key = str(Path(path).resolve())
-        log = self.scratch / f"attempts-{len(_OFFLINE_RECORDS)}.log"
+        if key in self._prestarted:
+            return
+        log = self._new_log()
+        km = self.manager(kernel_name, log)
+        km.start_kernel(stderr=subprocess.DEVNULL, cwd=str(Path(path).parent))
+        self._prestarted[key] = (kernel_name, km, log)
+
+    def start(self, path: Path, kernel_name: str, cells: int, startup_timeout: int = 60) -> OfflineKernel:
+        """The kernel for notebook ``path`` (``cells`` code cells), started offline (or taken from
+        :meth:`prestart`); its run is recorded until :meth:`finish`."""
+        key = str(Path(path).resolve())
+        ahead = self._prestarted.pop(key, None)
+        if ahead is not None and ahead[0] != kernel_name:  # started for another kernel: not this one
+            ahead[1].shutdown_kernel(now=True)
+            ahead = None
+        log = ahead[2] if ahead else self._new_log()
         _OFFLINE_RECORDS[key] = {"mode": self.mode, "log": log, "failed": [], "cells": cells, "cells_run": 0,
-                                 "done": False, "figures": None}
+                                 "done": False, "figures": None, "prestarted": ahead is not None}
+        if ahead is not None:
+            return OfflineKernel(ahead[1], cwd=str(Path(path).parent), startup_timeout=startup_timeout, started=True)
         return self.kernel(self.manager(kernel_name, log), cwd=Path(path).parent, startup_timeout=startup_timeout)
 
     @staticmethod
@@ -399,6 +435,9 @@ class OfflineKernels:
                 "attempts": attempts}
 
     def close(self):
+        for _, km, _ in self._prestarted.values():  # started for a notebook that never ran (-x, an error)
+            km.shutdown_kernel(now=True)
+        self._prestarted.clear()
         if self._scratch is not None:
             shutil.rmtree(self._scratch, ignore_errors=True)
 

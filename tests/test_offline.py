@@ -194,6 +194,46 @@ def test_namespace_alone_cuts_the_network(offline):
     assert report["probe-loopback"]["ok"], "loopback must work inside the namespace"
 
 
+def _ask(kernel, expression):
+    """The repr of ``expression`` evaluated in ``kernel`` (an OfflineKernel), run outside any cell."""
+    reply = kernel.kc.execute_interactive("", timeout=CELL_TIMEOUT, store_history=False, output_hook=lambda msg: None,
+                                          user_expressions={"value": expression})
+    return reply["content"]["user_expressions"]["value"]["data"]["text/plain"]
+
+
+def test_a_kernel_started_ahead_is_its_own_notebooks_fresh_offline_kernel(offline_kernels, tmp_path):
+    """conftest.py starts the next notebook's kernel while one runs (``OfflineKernels.prestart``): the notebook set up
+    next gets that kernel, fresh (no name from the notebook before, its own process, its notebook's folder), offline
+    (the guard logs into that notebook's own record), and a kernel no notebook took is shut down by ``close()``."""
+    kernels = type(offline_kernels)()  # a launcher of its own: close() here must not end the session's
+    first, second, unused = (tmp_path / name / f"{name}.ipynb" for name in ("first", "second", "unused"))
+    for path in (first, second, unused):
+        path.parent.mkdir()
+    running = []
+    try:
+        kernels.prestart(first, KERNEL_NAME)
+        kernels.prestart(second, KERNEL_NAME)
+        running.append(kernels.start(first, KERNEL_NAME, cells=1))
+        kc = running[0].kc
+        kc.execute_interactive(PROBES["probe-swallowed"][0] + "\nleft_behind = 1", timeout=CELL_TIMEOUT,
+                               output_hook=lambda msg: None)
+        first_pid = _ask(running[0], "__import__('os').getpid()")
+        running.append(kernels.start(second, KERNEL_NAME, cells=1))
+        assert _ask(running[1], "'left_behind' in globals()") == "False"
+        assert _ask(running[1], "__import__('os').getpid()") != first_pid
+        assert _ask(running[1], "__import__('os').getcwd()") == repr(str(second.parent))
+        assert any("resolve example.com" in line for line in kernels.record(first)["attempts"])
+        assert kernels.record(second)["attempts"] == []
+        kernels.prestart(unused, KERNEL_NAME)
+        (_, manager, _), = kernels._prestarted.values()
+        assert manager.is_alive()
+    finally:
+        for kernel in running:
+            kernel.stop()
+        kernels.close()
+    assert not manager.is_alive(), "close() left a kernel started ahead running"
+
+
 # ---------------------------------------------------------------------------------------------
 # Static scan: no remote images, scripts, stylesheets, fonts or frames
 # ---------------------------------------------------------------------------------------------
