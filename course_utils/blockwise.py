@@ -13,10 +13,12 @@ before the new block's terms are added. After the last block, output = o / l. Th
 exact attention (up to rounding): the T_q x T_k matrix of scores is never held, only one
 (block_q x block_k) tile at a time.
 """
+import math
 import numbers
 
 import numpy as np
 
+from course_utils._blas import split_rows
 from course_utils._validate import as_mask, as_scale, check_qkv
 from course_utils.attention import scores_cannot_overflow
 
@@ -124,14 +126,19 @@ def blockwise_attention(q, k, v, block_size=None, mask=None, *, scale=None):
     Notes
     -----
     The loop is the one of the module docstring: for each block of queries, for each block of
-    keys, one tile of scores, then ``online_softmax_update`` (written out in place). Four things
+    keys, one tile of scores, then ``online_softmax_update`` (written out in place). Five things
     make it fast without changing what it computes (each measured, benchmarks/attention.py):
 
     - every tile, and m, l, o, live in buffers made once and reused (no new array per tile);
     - the scale multiplies each key block as it is copied, transposed, into its buffer (the
       BLAS multiplies q by a contiguous k^T faster than by a transposed view), not every tile;
-    - o is kept transposed, (..., d_v, block_q), and updated by ``v^T @ p^T`` (the same numbers
-      as ``p @ v``; this product shape is the faster one for the BLAS);
+    - o and l are kept side by side, (..., block_q, d_v + 1), and each key block is copied beside
+      a column of ones, so one product ``p @ [v, 1]`` adds the tile's ``p v`` to o and its row
+      sums to l (no separate pass over the tile for the sums);
+    - the query rows are split between the cores (``_blas.split_rows``, each share on a
+      one-thread BLAS): each share takes its rows of every tile, so together they still hold
+      one tile of scores; numpy's exp, max and sums use one core each, so one share left the
+      other core idle for half of every tile;
     - the overflow check runs per tile only when a cheap bound says the scores might overflow.
 
     Examples
@@ -178,29 +185,35 @@ def _blockwise_unchecked(q, k, v, lead, block_q, block_k, mask, scale):
         rows = (lambda a, b: slice(None)) if mask.shape[-2] == 1 else slice
         cols = (lambda a, b: slice(None)) if mask.shape[-1] == 1 else slice
 
-    v_t = np.swapaxes(v, -1, -2)  # (..., d_v, T_k): a view
+    # Buffers made once and reused for every tile; a block at the end of T uses their first rows.
+    block_q_here, block_k_here = min(block_q, t_q), min(block_k, t_k)
+    s_buf = np.empty(lead + (block_q_here, block_k_here), dtype=dtype)  # one tile of scores, then of exp(...)
+    ol_buf = np.empty(lead + (block_q_here, d_v + 1), dtype=dtype)  # running [o, l] side by side: (bq, d_v + 1)
+    add_buf = np.empty_like(ol_buf)  # this tile's p @ [v, 1]
+    m_buf = np.empty(lead + (block_q_here,), dtype=dtype)  # running maximum of each query row
+    m_new_buf, alpha_buf = np.empty_like(m_buf), np.empty_like(m_buf)
 
-    def share(start, stop):
-        """The query rows start:stop, in blocks of block_q rows, with buffers of this share's own."""
-        block_q_here, block_k_here = min(block_q, stop - start), min(block_k, t_k)
-        # Buffers made once and reused for every tile; a block at the end of T uses their first rows.
-        s_buf = np.empty(lead + (block_q_here, block_k_here), dtype=dtype)  # one tile of scores, then of exp(...)
+    def part(a, b):
+        """Rows a:b of every block of queries, in rows a:b of the tile and of the running m, l, o.
+
+        The shares of a call split each tile between them (rows a:b each): together they hold one tile of scores, as
+        one share does; each walks every block of keys for its rows, with its own copy of the scaled key block."""
         k_buf = np.empty(k.shape[:-2] + (q.shape[-1], block_k_here), dtype=dtype)  # scale * (key block)^T
-        o_buf = np.empty(lead + (d_v, block_q_here), dtype=dtype)  # running o, transposed: (d_v, bq) per head
-        add_buf = np.empty_like(o_buf)  # this tile's v^T p^T
-        m_buf = np.empty(lead + (block_q_here,), dtype=dtype)  # running maximum of each query row
-        l_buf, m_new_buf, alpha_buf = np.empty_like(m_buf), np.empty_like(m_buf), np.empty_like(m_buf)
-        for i0 in range(start, stop, block_q_here):
-            i1 = min(i0 + block_q_here, stop)
+        v1_buf = np.ones(v.shape[:-2] + (block_k_here, d_v + 1), dtype=dtype)  # [value block, column of ones]
+        for i_block in range(0, t_q, block_q_here):
+            i0, i1 = i_block + a, min(i_block + b, t_q)
+            if i0 >= i1:
+                break
             bq = i1 - i0
-            m, l, o_t = m_buf[..., :bq], l_buf[..., :bq], o_buf[..., :bq]  # (..., bq), (..., bq), (..., d_v, bq)
+            m, ol = m_buf[..., a:a + bq], ol_buf[..., a:a + bq, :]  # (..., bq), (..., bq, d_v + 1)
             m.fill(-np.inf)  # nothing seen yet
-            l.fill(0)
-            o_t.fill(0)
+            ol.fill(0)  # o = 0 and l = 0
             for j0 in range(0, t_k, block_k_here):
                 j1 = min(j0 + block_k_here, t_k)
-                s = s_buf[..., :bq, :j1 - j0]  # (..., bq, bk)
+                s = s_buf[..., a:a + bq, :j1 - j0]  # (..., bq, bk)
                 k_t = k_buf[..., :j1 - j0]  # (..., d_k, bk)
+                v_1 = v1_buf[..., :j1 - j0, :]  # (..., bk, d_v + 1)
+                v_1[..., :d_v] = v[..., j0:j1, :]  # the value block beside its column of ones
                 with np.errstate(over="ignore", invalid="ignore"):
                     np.multiply(np.swapaxes(k[..., j0:j1, :], -1, -2), scale, out=k_t)  # the scale, in the copy
                     np.matmul(q[..., i0:i1, :], k_t, out=s)  # (..., bq, d_k) @ (..., d_k, bk) -> (..., bq, bk)
@@ -219,32 +232,33 @@ def _blockwise_unchecked(q, k, v, lead, block_q, block_k, mask, scale):
                         if np.isposinf(s).any():
                             raise ValueError("scores + mask overflowed to +inf; the float mask is too large")
                 # The online softmax update (as online_softmax_update, but in place on this tile):
-                m_new = m_new_buf[..., :bq]
+                m_new = m_new_buf[..., a:a + bq]
                 np.max(s, axis=-1, out=m_new)  # (..., bq): this tile's row maxima
                 np.maximum(m, m_new, out=m_new)  # (..., bq): the running maximum
                 shift = m_new
                 if mask is not None and np.isneginf(m_new).any():  # no permitted key yet: shift by 0
                     shift = np.where(np.isneginf(m_new), 0.0, m_new).astype(dtype, copy=False)
-                alpha = alpha_buf[..., :bq]
+                alpha = alpha_buf[..., a:a + bq]
                 with np.errstate(under="ignore", over="ignore", invalid="ignore"):
                     np.subtract(m, shift, out=alpha)
                     np.exp(alpha, out=alpha)  # (..., bq): exp(m_old - m_new) rescales l and o; exp(-inf) = 0
                     np.subtract(s, shift[..., None], out=s)
                     np.exp(s, out=s)  # (..., bq, bk): this tile's unnormalised weights p
                 m[...] = m_new
-                l *= alpha
-                l += np.sum(s, axis=-1)  # (..., bq)
-                o_t *= alpha[..., None, :]  # (..., d_v, bq)
-                add = add_buf[..., :bq]
-                np.matmul(v_t[..., j0:j1], np.swapaxes(s, -1, -2), out=add)  # (..., d_v, bk) @ (..., bk, bq)
-                o_t += add  # o^T += v^T p^T, i.e. o += p v
+                ol *= alpha[..., None]  # (..., bq, d_v + 1): rescales o and l together
+                add = add_buf[..., a:a + bq, :]
+                np.matmul(s, v_1, out=add)  # (..., bq, bk) @ (..., bk, d_v + 1): [p v, sum of p]
+                ol += add  # o += p v and l += sum(p) in one step
             # (..., bq, d_v): normalise once at the end; rows with no permitted key (l = 0) stay zero
-            block_out = np.swapaxes(output[..., i0:i1, :], -1, -2)  # (..., d_v, bq): a view of the output
+            block_out = output[..., i0:i1, :]  # (..., bq, d_v): a view of the output
             block_out.fill(0)
-            np.divide(o_t, l[..., None, :], out=block_out, where=l[..., None, :] > 0)
+            o, l = ol[..., :d_v], ol[..., d_v:]  # (..., bq, d_v), (..., bq, 1)
+            np.divide(o, l, out=block_out, where=l > 0)
 
-    # One share of every query row: not split_rows's one per core as scaled_dot_product_attention does, since
-    # each share holds a tile of its own and blockwise attention promises one tile at a time (notebook 07
-    # measures its peak memory as the output plus one tile; with a share per core it grew with the cores).
-    share(0, t_q)
+    # One share per core (split_rows, each on a one-thread BLAS), each taking its rows of every tile: numpy's
+    # exp, max and sums run on one core, so a single share left the other core idle for half of each tile. The
+    # shares split one tile between them rather than holding one each: blockwise attention promises one tile
+    # at a time (notebook 07 measures its peak as the output plus one tile). A share holds at least 2^18 of a
+    # tile's scores: below that, threads cost more than they save.
+    split_rows(part, block_q_here, min_rows=-(-2 ** 18 // max(1, math.prod(lead) * block_k_here)))
     return output.astype(out_dtype, copy=False)

@@ -222,3 +222,46 @@ def test_inputs_unchanged_and_float16_mixed_dtypes():
     mixed = blockwise_attention(q.astype(np.float32), k, v, 4)
     assert mixed.dtype == np.float64
     np.testing.assert_allclose(mixed, reference(q.astype(np.float32), k, v), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("cores", [2, 3, 4])
+def test_shares_per_core_give_the_numbers_of_one_share(monkeypatch, cores):
+    """Split between the cores (each share takes its rows of every tile), every row is as in one share, to rounding
+    (the BLAS may add a row's products in another order when given a different number of rows: measured, 1 in 90
+    numbers moved by one step with 3 shares), for uneven blocks, a mask with an empty row, and a last block of fewer
+    rows than there are shares. This small call would stay in one share (a share holds at least 2^18 scores), so
+    min_rows is set to 1 here."""
+    import course_utils.blockwise as bw
+    from course_utils import _blas
+
+    q, k, v = qkv((2, 3, 203, 8), 150, seed=3)
+    mask = np.random.default_rng(8).random((203, 150)) > 0.5
+    mask[5] = False
+    calls = []
+    monkeypatch.setattr(bw, "split_rows", lambda work, rows, min_rows: calls.append(rows) or _blas.split_rows(work, rows))
+    results = {}
+    for n in (1, cores):
+        monkeypatch.setattr(_blas, "_cores", lambda n=n: n)
+        results[n] = blockwise_attention(q, k, v, (64, 40), mask)
+    assert calls == [64, 64]  # the rows of one block of queries are split, not T_q's
+    np.testing.assert_allclose(results[cores], results[1], rtol=1e-14, atol=1e-15)
+    np.testing.assert_allclose(results[1], reference(q, k, v, mask), rtol=1e-12, atol=1e-12)
+
+
+def test_shares_split_one_tile_rather_than_each_holding_one(monkeypatch):
+    """With four shares the peak grows by the shares' key and value copies only, not by tiles: the four together
+    hold one tile of scores (a share with a tile of its own would add 3 x 16 MiB here)."""
+    from course_utils import _blas
+
+    q, k, v = qkv((8, 1024, 16), 1024)  # 8 heads; a tile of 512 x 512 scores per head is 16 MiB in float64
+    tile = 8 * 512 * 512 * 8
+    peaks = {}
+    for n in (1, 4):
+        monkeypatch.setattr(_blas, "_cores", lambda n=n: n)
+        tracemalloc.start()
+        blockwise_attention(q, k, v, 512)
+        peaks[n] = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    copies = 3 * 8 * 512 * (16 + 16 + 1) * 8  # three more shares' key block (d_k) and [value block, 1] (d_v + 1)
+    assert tile < peaks[1] < 2 * tile
+    assert peaks[4] - peaks[1] <= copies + tile // 16, (peaks, copies)
