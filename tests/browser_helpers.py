@@ -110,6 +110,18 @@ class Server:
         """The kernels the server is running (its /api/kernels)."""
         return self.api("/api/kernels")
 
+    def start_kernel_ahead(self, relative_path, kernel_name):
+        """Start the session of notebook ``relative_path`` (a fresh ``kernel_name`` kernel) through the server's
+        /api/sessions, as the frontend does when it opens the notebook, without waiting for the kernel to boot. The
+        frontend that opens the notebook later connects to this session (it looks for one of that path first), so
+        the kernel boots while the test still drives the notebook before. Returns the kernel's id."""
+        body = json.dumps({"path": relative_path, "type": "notebook", "name": "",
+                           "kernel": {"name": kernel_name}}).encode()
+        request = urllib.request.Request(f"{self.base}/api/sessions?token={TOKEN}", data=body, method="POST",
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return json.load(response)["kernel"]["id"]
+
     def url(self, notebook_path):
         sep = "&" if "?" in self.frontend.notebook_url else "?"
         return self.base + self.frontend.notebook_url.format(path=notebook_path) + f"{sep}token={TOKEN}"
@@ -198,13 +210,17 @@ def news_setting(page):
     }""")
 
 
-def shut_down_kernel(page, server, timeout=15):
+def shut_down_kernel(page, server, timeout=15, keep=()):
     """Shut down the current notebook's kernel (as File > Close and Shut Down Notebook does), mark the notebook
-    clean (nothing is saved: no "leave page?" question), and wait until the server runs no kernel.
+    clean (nothing is saved: no "leave page?" question), and wait until the server runs no kernel but those whose
+    ids are in ``keep`` (the next notebook's, started ahead).
 
-    Returns (kernels before, kernels after): the counts from the server's /api/kernels.
+    Returns (kernels before, kernels after): the counts from the server's /api/kernels, ``keep`` left out.
     """
-    before = len(server.kernels())
+    def others():
+        return [kernel for kernel in server.kernels() if kernel["id"] not in keep]
+
+    before = len(others())
     page.evaluate("""async () => {
         const widget = window.jupyterapp.shell.currentWidget;
         if (!widget || !widget.sessionContext) { return; }
@@ -212,9 +228,9 @@ def shut_down_kernel(page, server, timeout=15):
         await widget.sessionContext.shutdown();
     }""")
     deadline = time.monotonic() + timeout
-    while server.kernels() and time.monotonic() < deadline:
+    while others() and time.monotonic() < deadline:
         time.sleep(0.1)
-    return before, len(server.kernels())
+    return before, len(others())
 
 
 # ------------------------------------------------------------------------------------------ the dashboards

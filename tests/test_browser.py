@@ -17,7 +17,10 @@ notebook, in each frontend:
   maximum; a toggle button: Space or Enter; a checkbox: Space; in JupyterLab also ArrowRight on the first
   slider of each dashboard); after each press the picture must be replaced, its alt text must change and
   focus must stay on the control;
-- the notebook's kernel is shut down before the next notebook opens, and the server must run no kernel.
+- the notebook's kernel is shut down before the next notebook opens, and the server must run no kernel but the
+  next notebook's: once a notebook has run, the next one's session is started through the server's API (its kernel
+  boots while this notebook is driven), and the frontend must connect to that fresh kernel when it opens the
+  notebook (same kernel id; its first cell runs as [1]).
 
 Screenshots of every dashboard before and after go to test-artifacts/browser/, with the axe results
 (``axe-<frontend>-<notebook>.json``) and a line of timings per notebook.
@@ -134,21 +137,47 @@ def pages(browser):
         page.context.close()
 
 
+@pytest.fixture(scope="module")
+def kernels_ahead():
+    """frontend key -> (notebook name, kernel id): the kernel started ahead for the next notebook of that frontend."""
+    return {}
+
+
+def next_case(request):
+    """(frontend, notebook) of the browser test that runs after this one in this session, or None."""
+    items = [item for item in request.session.items
+             if getattr(item, "module", None) is request.module and hasattr(item, "callspec")]
+    later = items[items.index(request.node) + 1:] if request.node in items else []
+    return (later[0].callspec.params["frontend"], later[0].callspec.params["notebook"]) if later else None
+
+
+def kernel_name(notebook):
+    return json.loads(notebook.read_text(encoding="utf-8"))["metadata"]["kernelspec"]["name"]
+
+
 @pytest.mark.parametrize(("frontend", "notebook"), CASES, ids=[f"{f}-{nb.stem}" for f, nb in CASES])
-def test_notebook_runs_and_every_control_works_from_the_keyboard(browser, servers, pages, frontend, notebook):
+def test_notebook_runs_and_every_control_works_from_the_keyboard(request, browser, servers, pages, kernels_ahead,
+                                                                 frontend, notebook):
     server = servers[frontend].wait_ready()
     page = pages(frontend)
     front = FRONTENDS[frontend]
     name = f"{frontend}-{notebook.stem}"
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     timings, problems = {}, []
-    assert server.kernels() == [], f"{front.title}: kernels still running before {notebook.name}: {server.kernels()}"
+    ahead = kernels_ahead.pop(frontend, None)
+    ahead_id = ahead[1] if ahead and ahead[0] == notebook.name else None
+    others = [kernel for kernel in server.kernels() if kernel["id"] != ahead_id]
+    assert others == [], f"{front.title}: kernels still running before {notebook.name}: {others}"
 
     started = time.monotonic()
     panel = open_notebook(page, server, f"notebooks/{notebook.name}")
     timings["open"] = time.monotonic() - started
     kernels = None
     try:
+        if ahead_id is not None:
+            used = page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.id")
+            assert used == ahead_id, (f"{name}: {front.title} started kernel {used} instead of connecting to the one "
+                                      f"started ahead for this notebook ({ahead_id})")
         started = time.monotonic()
         all_ran = run_all(page)
         timings["run all"] = time.monotonic() - started
@@ -156,11 +185,17 @@ def test_notebook_runs_and_every_control_works_from_the_keyboard(browser, server
             "(node) => [...node.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')].map(p => p.textContent.trim())")
         unrun = [i for i, text in enumerate(prompts) if not re.fullmatch(r"\[\d+\]:?", text)]
         assert prompts and not unrun, f"{name}: code cells {unrun} did not run (prompts {prompts})"
+        assert re.fullmatch(r"\[1\]:?", prompts[0]), f"{name}: the first cell ran as {prompts[0]}: not a fresh kernel"
         assert all_ran, f"{name}: Run All reported a failing cell"
         errors = panel.evaluate(
             """(node) => [...node.querySelectorAll('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')]
                      .map(e => e.textContent).filter(t => /Traceback|Error/.test(t))""")
         assert not errors, f"{name}: a cell raised in {front.title}:\n" + "\n---\n".join(e[:1500] for e in errors)
+        following = next_case(request)
+        if following is not None:  # the next notebook's fresh kernel boots while this one is driven
+            next_frontend, next_notebook = following
+            kernels_ahead[next_frontend] = (next_notebook.name, servers[next_frontend].wait_ready().start_kernel_ahead(
+                f"notebooks/{next_notebook.name}", kernel_name(next_notebook)))
 
         expected_dashboards = wait_for_dashboards(page)
         news = news_setting(page)
@@ -224,7 +259,8 @@ def test_notebook_runs_and_every_control_works_from_the_keyboard(browser, server
                 problems.append(f"{name}: Submit wrote no answer file in {server.inventory_dir}")
     finally:
         started = time.monotonic()
-        kernels = shut_down_kernel(page, server)
+        kept = {kernels_ahead[frontend][1]} if frontend in kernels_ahead else set()
+        kernels = shut_down_kernel(page, server, keep=kept)
         timings["shutdown"] = time.monotonic() - started
 
     summary = (f"{front.title} {notebook.name}: " + ", ".join(f"{k} {v:.1f} s" for k, v in timings.items())
@@ -232,7 +268,8 @@ def test_notebook_runs_and_every_control_works_from_the_keyboard(browser, server
                f"({', '.join(sorted(set(keys)))}); myth questions answered {myths}; "
                f"inventory {'-' if inventory is None else f'{inventory[0]} questions, {inventory[1]} feedback'}; "
                f"{format_axe(axe)}; "
-               f"kernels running before shutdown {kernels[0]}, after {kernels[1]}")
+               f"kernels running before shutdown {kernels[0]}, after {kernels[1]} (the next notebook's left out); "
+               f"kernel started ahead: {'yes' if ahead_id else 'no'}")
     (ARTIFACTS / f"{name}.txt").write_text(summary + "\n")
     print(summary)
     assert kernels[1] == 0, f"{name}: the server still runs {kernels[1]} kernel(s) after shutting this notebook's down"
