@@ -197,7 +197,9 @@ def test_notebook_runs_and_every_control_works_from_the_keyboard(request, browse
             kernels_ahead[next_frontend] = (next_notebook.name, servers[next_frontend].wait_ready().start_kernel_ahead(
                 f"notebooks/{next_notebook.name}", kernel_name(next_notebook)))
 
+        started = time.monotonic()
         expected_dashboards = wait_for_dashboards(page)
+        timings["dashboards shown"] = time.monotonic() - started
         news = news_setting(page)
         assert news["fetchNewsDefault"] == "false" and not news["asked"], (
             f"{front.title} asks about Jupyter news or did not receive the course's default ({news}): `make env` "
@@ -243,6 +245,7 @@ def test_notebook_runs_and_every_control_works_from_the_keyboard(request, browse
             f"{name}: {cells.count()} dashboards found, {expected_dashboards} cells display one")
 
         # Predict before reveal: every myth question hides its verdict until a choice, then says it in words.
+        started = time.monotonic()
         myths, found = answer_myths(page, panel)
         problems += [f"{name}: {problem}" for problem in found]
         # The concept inventory (00: before, no feedback; 08: after, feedback for every question).
@@ -257,6 +260,7 @@ def test_notebook_runs_and_every_control_works_from_the_keyboard(request, browse
             files = sorted(p.name for p in server.inventory_dir.glob(f"browser-{frontend}*.json"))
             if not files:
                 problems.append(f"{name}: Submit wrote no answer file in {server.inventory_dir}")
+        timings["questions"] = time.monotonic() - started
     finally:
         started = time.monotonic()
         kept = {kernels_ahead[frontend][1]} if frontend in kernels_ahead else set()
