@@ -1,7 +1,9 @@
 """End-to-end: every learner notebook in a real JupyterLab and a real Notebook 7, driven in headless Chromium.
 
 One server per frontend (``python -m jupyterlab``, ``python -m notebook``) on a scratch copy of notebooks/,
-so nothing is saved into the repository; every notebook of a frontend opens in that one server. For each
+so nothing is saved into the repository; every notebook of a frontend opens in that one server. The two frontends
+work at the same time: JupyterLab's notebooks are driven in pytest's thread, Notebook 7's in a thread of its own
+with its own Chromium (``Alongside``), and each Notebook 7 test reports its own notebook's result. For each
 notebook, in each frontend:
 
 - open it, Run All, wait for the kernel, assert no cell raised;
@@ -120,21 +122,29 @@ def servers(request, tmp_path_factory):
         server.stop()
 
 
+class Pages:
+    """frontend key -> a page of its own (a fresh browser context each), made on first use."""
+
+    def __init__(self, browser):
+        self.browser, self.made = browser, {}
+
+    def __call__(self, key):
+        if key not in self.made:
+            page = self.browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+            page.on("dialog", lambda dialog: dialog.accept())  # never block on a "leave page?" question
+            self.made[key] = page
+        return self.made[key]
+
+    def close(self):
+        for page in self.made.values():
+            page.context.close()
+
+
 @pytest.fixture(scope="module")
 def pages(browser):
-    """frontend key -> a page of its own (a fresh browser context each), made on first use."""
-    made = {}
-
-    def page_for(key):
-        if key not in made:
-            page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
-            page.on("dialog", lambda dialog: dialog.accept())  # never block on a "leave page?" question
-            made[key] = page
-        return made[key]
-
-    yield page_for
-    for page in made.values():
-        page.context.close()
+    made = Pages(browser)
+    yield made
+    made.close()
 
 
 @pytest.fixture(scope="module")
@@ -143,12 +153,116 @@ def kernels_ahead():
     return {}
 
 
-def next_case(request):
-    """(frontend, notebook) of the browser test that runs after this one in this session, or None."""
-    items = [item for item in request.session.items
-             if getattr(item, "module", None) is request.module and hasattr(item, "callspec")]
-    later = items[items.index(request.node) + 1:] if request.node in items else []
-    return (later[0].callspec.params["frontend"], later[0].callspec.params["notebook"]) if later else None
+def selected_cases(request):
+    """(frontend, notebook) of every browser test of this session, in order."""
+    return [(item.callspec.params["frontend"], item.callspec.params["notebook"]) for item in request.session.items
+            if getattr(item, "module", None) is request.module and hasattr(item, "callspec")]
+
+
+def next_notebook(cases, frontend, notebook):
+    """The notebook ``frontend`` opens after ``notebook`` in ``cases``, or None."""
+    mine = [nb for key, nb in cases if key == frontend]
+    later = mine[mine.index(notebook) + 1:] if notebook in mine else []
+    return later[0] if later else None
+
+
+class Alongside:
+    """Drives every notebook of one frontend in a thread of its own (its own Playwright and Chromium), while the
+    main thread drives the other frontend's: the two frontends' servers, kernels and pages work at the same time
+    (on 2 cores, one frontend alone leaves much of the machine idle, waiting on its kernel or its page). Each test of
+    that frontend waits for its notebook's result and reports it: the summary line, or the very exception (an
+    assertion's included) the notebook raised."""
+
+    def __init__(self, frontend, notebooks, work, launch=True):
+        """``work(pages, kernels_ahead, notebook, following)`` drives one notebook and returns its summary line;
+        ``launch=False`` starts no browser (``pages`` is then None)."""
+        import threading
+
+        self.frontend, self.notebooks, self.work, self.launch = frontend, notebooks, work, launch
+        self.results, self.done = {}, {nb: threading.Event() for nb in notebooks}
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._run, name=f"browser-{frontend}", daemon=True)
+        self.thread.start()
+
+    def _each(self, pages):
+        ahead = {}
+        for index, notebook in enumerate(self.notebooks):
+            if self.stopping.is_set():
+                break
+            following = self.notebooks[index + 1] if index + 1 < len(self.notebooks) else None
+            try:
+                self.results[notebook] = ("summary", self.work(pages, ahead, notebook, following))
+            except BaseException as error:  # noqa: BLE001 - reported by the notebook's own test
+                self.results[notebook] = ("error", error)
+            self.done[notebook].set()
+
+    def _run(self):
+        try:
+            if not self.launch:
+                return self._each(None)
+            from playwright.sync_api import sync_playwright
+
+            with sync_playwright() as p:
+                chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+                pages = Pages(chromium)
+                try:
+                    self._each(pages)
+                finally:
+                    pages.close()
+                    chromium.close()
+        except BaseException as error:  # noqa: BLE001 - Playwright or Chromium failed to start: every test says so
+            for notebook, event in self.done.items():
+                self.results.setdefault(notebook, ("error", error))
+                event.set()
+
+    def result(self, notebook, timeout=900):
+        """The summary line of ``notebook``'s run; raise what the run raised."""
+        if not self.done[notebook].wait(timeout):
+            pytest.fail(f"{FRONTENDS[self.frontend].title}: {notebook.name} gave no result within {timeout} s")
+        kind, value = self.results[notebook]
+        if kind == "error":
+            raise value
+        return value
+
+    def stop(self):
+        self.stopping.set()
+        self.thread.join(timeout=120)
+
+
+@pytest.fixture(scope="module")
+def alongside(request, browser, servers):
+    """frontend key -> Alongside, for every frontend this run needs but the first (driven in the main thread)."""
+    cases = selected_cases(request)
+    order = list(dict.fromkeys(frontend for frontend, _ in cases))
+
+    def work_in(frontend):
+        return lambda pages, ahead, notebook, following: drive(pages, servers, ahead, frontend, notebook, following)
+
+    started = {key: Alongside(key, [nb for f, nb in cases if f == key], work_in(key)) for key in order[1:]}
+    yield started
+    for runner in started.values():
+        runner.stop()
+
+
+def test_a_frontend_driven_alongside_reports_each_notebooks_own_result_in_its_test():
+    """Alongside (no browser here): every notebook is driven in order with the one after it, and each test gets its
+    own notebook's summary, or the very error it raised, whatever the notebooks before and after it did."""
+    seen = []
+
+    def work(pages, ahead, notebook, following):
+        seen.append((notebook, following))
+        ahead[notebook] = True
+        assert notebook != "b", "b's own problem"
+        return f"{notebook} ran"
+
+    runner = Alongside("notebook7", ["a", "b", "c"], work, launch=False)
+    try:
+        assert runner.result("c") == "c ran" and runner.result("a") == "a ran"
+        with pytest.raises(AssertionError, match="b's own problem"):
+            runner.result("b")
+    finally:
+        runner.stop()
+    assert seen == [("a", "b"), ("b", "c"), ("c", None)]
 
 
 def kernel_name(notebook):
@@ -157,7 +271,18 @@ def kernel_name(notebook):
 
 @pytest.mark.parametrize(("frontend", "notebook"), CASES, ids=[f"{f}-{nb.stem}" for f, nb in CASES])
 def test_notebook_runs_and_every_control_works_from_the_keyboard(request, browser, servers, pages, kernels_ahead,
-                                                                 frontend, notebook):
+                                                                 alongside, frontend, notebook):
+    if frontend in alongside:
+        summary = alongside[frontend].result(notebook)
+    else:
+        summary = drive(pages, servers, kernels_ahead, frontend, notebook,
+                        next_notebook(selected_cases(request), frontend, notebook))
+    print(summary)
+
+
+def drive(pages, servers, kernels_ahead, frontend, notebook, following):
+    """Everything the test does with ``notebook`` in ``frontend`` (``following``: the notebook this frontend opens
+    next, whose kernel is started ahead); returns the summary line, raises AssertionError on a problem."""
     server = servers[frontend].wait_ready()
     page = pages(frontend)
     front = FRONTENDS[frontend]
@@ -191,11 +316,9 @@ def test_notebook_runs_and_every_control_works_from_the_keyboard(request, browse
             """(node) => [...node.querySelectorAll('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')]
                      .map(e => e.textContent).filter(t => /Traceback|Error/.test(t))""")
         assert not errors, f"{name}: a cell raised in {front.title}:\n" + "\n---\n".join(e[:1500] for e in errors)
-        following = next_case(request)
         if following is not None:  # the next notebook's fresh kernel boots while this one is driven
-            next_frontend, next_notebook = following
-            kernels_ahead[next_frontend] = (next_notebook.name, servers[next_frontend].wait_ready().start_kernel_ahead(
-                f"notebooks/{next_notebook.name}", kernel_name(next_notebook)))
+            kernels_ahead[frontend] = (following.name, server.start_kernel_ahead(
+                f"notebooks/{following.name}", kernel_name(following)))
 
         started = time.monotonic()
         expected_dashboards = wait_for_dashboards(page)
@@ -275,6 +398,6 @@ def test_notebook_runs_and_every_control_works_from_the_keyboard(request, browse
                f"kernels running before shutdown {kernels[0]}, after {kernels[1]} (the next notebook's left out); "
                f"kernel started ahead: {'yes' if ahead_id else 'no'}")
     (ARTIFACTS / f"{name}.txt").write_text(summary + "\n")
-    print(summary)
     assert kernels[1] == 0, f"{name}: the server still runs {kernels[1]} kernel(s) after shutting this notebook's down"
     assert not problems, f"{len(problems)} problem(s):\n" + "\n".join(problems)
+    return summary
