@@ -28,6 +28,7 @@ import base64
 import colorsys
 import html
 import io
+import math
 import re
 import struct
 import sys
@@ -681,16 +682,59 @@ def _without_layout(fig):
     return manager()
 
 
+def _shift_into(low, high, size):
+    """Whole pixels to move [low, high] (pixels) by so it lies within [0, size], as far as the edges allow:
+    0 when it already does (half a pixel over is tolerated), None when it is wider than ``size``."""
+    if low >= -0.5 and high <= size + 0.5:
+        return 0
+    shift = math.ceil(-low) if low < -0.5 else -math.ceil(high - size)
+    return shift if low + shift >= -0.5 and high + shift <= size + 0.5 else None
+
+
+def _shifted(fig, dx, dy):
+    """A context manager: ``fig`` drawn ``dx``, ``dy`` pixels right and up on its own canvas, then back.
+
+    As savefig moves a figure for a tight crop (matplotlib's ``_tight_bbox.adjust_bbox``), the figure's transform
+    is offset and its face stretched over the whole canvas; the canvas, its renderer and the texts measured on it
+    stay as they are. Whole pixels, so every line and image lands on the pixels it would without the shift.
+    """
+    import contextlib
+
+    from matplotlib.transforms import Bbox
+
+    @contextlib.contextmanager
+    def manager():
+        if not dx and not dy:
+            yield
+            return
+        transform, patch = fig.transFigure, fig.patch
+        boxout, bounds = transform._boxout, patch.get_bbox().bounds
+        width, height = fig.bbox.width, fig.bbox.height
+        transform._boxout = Bbox.from_bounds(dx, dy, width, height)
+        transform.invalidate()
+        patch.set_bounds(-dx / width, -dy / height, 1, 1)  # the face still covers the whole canvas
+        try:
+            yield
+        finally:
+            transform._boxout = boxout
+            transform.invalidate()
+            patch.set_bounds(*bounds)
+
+    return manager()
+
+
 def _tight_png(fig):
-    """``fig`` as a compact PNG cropped as ``bbox_inches="tight"`` crops it, drawn once when it can be.
+    """``fig`` as a compact PNG cropped as ``bbox_inches="tight"`` crops it, laid out once and drawn once.
 
     savefig's tight crop lays the figure out and measures it (a draw that paints nothing), then draws it into a
-    canvas of the cropped size, where every text is measured again. Here the same first pass runs on the figure's
-    own Agg canvas; when the tight box, padded by ``savefig.pad_inches``, lies within the figure, the figure is
-    painted there (its texts already measured for that canvas) and the box cut out of the pixels (padding beyond
-    the figure's edge takes its face colour, as savefig's does; positions differ from savefig's by under a
-    pixel). When some artist reaches beyond the figure's edge (a label's descent, by a few pixels), savefig paints
-    it, with the layout already done.
+    canvas of the cropped size, where every text is measured again. Here the layout engine runs once (as a draw
+    begins) and the tight box is measured on the figure's own Agg canvas; the figure is then painted there (its
+    texts already measured for that canvas) and the box, padded by ``savefig.pad_inches``, cut out of the pixels
+    (padding beyond the figure's edge takes its face colour, as savefig's does; positions differ from savefig's by
+    under a pixel). When some artist reaches a few pixels beyond the figure's edge (a label's descent, after a
+    constrained layout), the figure is painted shifted by whole pixels so the box lies on the canvas (``_shifted``:
+    the offset savefig itself applies). Only when the box is larger than the figure does savefig paint it, with the
+    layout already done.
 
     With matplotlib < 3.11 (the py310 lock's 3.10) the one-draw picture differed from savefig's by 3.3 levels on
     average (a one-pixel shift of savefig's own picture: 4.1), so there savefig does the work, as before.
@@ -710,20 +754,28 @@ def _tight_png(fig):
         return None
     if tuple(int(part) for part in matplotlib.__version__.split(".")[:2]) < (3, 11):
         return None
-    fig.draw_without_rendering()  # the layout, and every text measured, on the canvas's own renderer
-    tight = fig.get_tightbbox(canvas.get_renderer())  # inches, from the lower left corner
+    renderer = canvas.get_renderer()
+    engine = fig.get_layout_engine()
+    if engine is not None:
+        # What a draw does first, without the rest of a draw that paints nothing (issue 14: 30-40 % of
+        # draw_without_rendering's time); get_tightbbox then measures every text on the canvas's own renderer.
+        engine.execute(fig)
+    tight = fig.get_tightbbox(renderer)  # inches, from the lower left corner
     box = tight.padded(matplotlib.rcParams["savefig.pad_inches"])
     width, height = canvas.get_width_height()
     dpi = fig.dpi
+    dx = _shift_into(tight.x0 * dpi, tight.x1 * dpi, width)
+    dy = _shift_into(tight.y0 * dpi, tight.y1 * dpi, height)
     with _without_layout(fig):
-        if (tight.x0 * dpi < -0.5 or tight.y0 * dpi < -0.5 or tight.x1 * dpi > width + 0.5
-                or tight.y1 * dpi > height + 0.5):
+        if dx is None or dy is None:
             from IPython.core.pylabtools import print_figure
 
             return compact_png(print_figure(fig, "png", bbox_inches=box), optimize=False)
-        canvas.draw()
+        with _shifted(fig, dx, dy):
+            canvas.draw()
     crop_w, crop_h = int(box.width * dpi), int(box.height * dpi)  # as savefig sizes its canvas, from its lower left
-    left, top = round(box.x0 * dpi), height - round(box.y0 * dpi) - crop_h  # pixel rows count from the top
+    left = round(box.x0 * dpi) + dx
+    top = height - (round(box.y0 * dpi) + dy) - crop_h  # pixel rows count from the top
     out = np.empty((crop_h, crop_w, 4), dtype=np.uint8)
     out[...] = np.round(np.array(to_rgba(fig.get_facecolor())) * 255)
     pixels = np.asarray(canvas.buffer_rgba())  # (height, width, 4)

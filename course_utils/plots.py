@@ -350,8 +350,10 @@ def attention_heatmap(
             for j in range(t_k):
                 if allowed is not None and not allowed[i, j]:
                     continue
+                # in_layout=False: a number sits inside its cell, within the axes, so a layout (constrained,
+                # tight) and a tight crop need not measure it (issue 14: ~100 texts per figure of three heatmaps)
                 texts[i, j] = ax.text(
-                    j, i, "", ha="center", va="center", fontsize=style.FONT_CELL, zorder=3,
+                    j, i, "", ha="center", va="center", fontsize=style.FONT_CELL, zorder=3, in_layout=False,
                 )
     heatmap = Heatmap(image=image, cell_texts=texts, blocked_patches=blocked_patches)
     _set_cell_texts(heatmap, weights)

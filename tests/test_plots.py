@@ -408,3 +408,29 @@ def test_blocked_cell_grid_draws_its_visible_squares_hatched_as_one_patch():
     assert all(shown[i][j] == 1 for i in range(3) for j in range(3) if (i, j) not in {(0, 2), (2, 0)})
     cells[0, 2].set_visible(False)
     assert cell_colours()[0][2] == 1
+
+
+def test_heatmap_numbers_are_not_measured_by_a_layout_or_a_tight_crop(monkeypatch):
+    """A cell's number lies inside the axes: constrained layout and the tight box skip it (issue 14: ~100 texts per
+    figure of three heatmaps were measured several times each)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.text import Text
+
+    fig = Figure(figsize=(8, 3), layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(1, 2)
+    heatmaps = [attention_heatmap(random_weights(4, 4), ax=ax, mask=causal_mask(4)) for ax in axes]
+    numbers = {id(t) for h in heatmaps for t in h.cell_texts.flat if t is not None}
+    assert len(numbers) == 20 and all(not t.get_in_layout() for h in heatmaps for t in h.cell_texts.flat if t)
+    measured = []
+    extent = Text.get_window_extent
+
+    def spy(self, *args, **kwargs):
+        if id(self) in numbers:
+            measured.append(self)
+        return extent(self, *args, **kwargs)
+
+    monkeypatch.setattr(Text, "get_window_extent", spy)
+    fig.get_layout_engine().execute(fig)
+    fig.get_tightbbox(fig.canvas.get_renderer())
+    assert measured == []
