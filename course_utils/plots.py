@@ -144,10 +144,12 @@ def blocked_cell_patch(i, j, **kwargs):
 
 
 class _BlockedCells(PathPatch):
-    """The visible squares of a ``blocked_cell_grid`` drawn as one hatched path (one hatch pattern, one fill).
+    """The visible squares of a ``blocked_cell_grid`` or of a masked ``attention_heatmap`` drawn as one hatched path
+    (one hatch pattern, one fill); the squares themselves are not in the axes, they are its model.
 
     Why (issue 14): Agg draws the hatch of each patch on its own (a pattern tile, then the fill); 20 hatched squares
-    took ~30 ms of a 10 x 10 dashboard heatmap's update, one path of them takes about one square's time. The
+    took ~30 ms of a 10 x 10 dashboard heatmap's update, one path of them takes about one square's time; and a
+    square added to the axes costs its own bookkeeping (data limits, properties) when the figure is built. The
     pattern is anchored to the canvas, so it looks the same; shared edges of neighbouring cells show no seam.
     """
 
@@ -187,8 +189,14 @@ def blocked_cell_grid(ax, n):
     for i in range(n):
         for j in range(n):
             patches[i, j] = blocked_cell_patch(i, j, visible=False)
-    ax.add_patch(_BlockedCells(patches, zorder=2, **style.BLOCKED_CELL_STYLE))
+    _draw_as_one_path(ax, patches)
     return patches
+
+
+def _draw_as_one_path(ax, cells):
+    """Add to ``ax`` the one hatched patch (``_BlockedCells``) that draws the visible squares of ``cells`` (an array
+    of ``blocked_cell_patch`` squares, of any shape, not themselves added to the axes)."""
+    ax.add_patch(_BlockedCells(cells, zorder=2, **style.BLOCKED_CELL_STYLE))
 
 
 def _allowed_from_mask(mask, shape):
@@ -223,7 +231,8 @@ class Heatmap:
         The number printed in each cell (a ``matplotlib.text.Text``), or None where nothing is printed
         (``annotate=False``, or a blocked cell).
     blocked_patches : tuple of matplotlib.patches.Rectangle
-        The hatched squares over the cells the mask blocks (empty without a mask).
+        The hatched squares over the cells the mask blocks (empty without a mask). They are drawn together, as one
+        hatched patch in the axes (``ax.patches``); hiding a square (``set_visible(False)``) leaves its cell out.
     """
 
     image: AxesImage
@@ -339,10 +348,11 @@ def attention_heatmap(
         ax.set_title(title)
 
     blocked_patches = ()
-    if allowed is not None:
-        blocked_patches = tuple(
-            ax.add_patch(blocked_cell_patch(i, j)) for i, j in zip(*np.nonzero(~allowed))
-        )
+    if allowed is not None and not allowed.all():
+        cells = np.empty(int((~allowed).sum()), dtype=object)
+        cells[:] = [blocked_cell_patch(i, j) for i, j in zip(*np.nonzero(~allowed))]
+        _draw_as_one_path(ax, cells)  # one hatched patch in ax.patches draws them all
+        blocked_patches = tuple(cells)
 
     texts = np.full(weights.shape, None, dtype=object)  # (T_q, T_k) Text or None
     if annotate:

@@ -142,13 +142,13 @@ def test_heatmap_mask_hatches_blocked_cells_and_skips_their_numbers(ax):
     weights = np.where(mask, random_weights(4, 4), 0.0)
     heatmap = attention_heatmap(weights, ax=ax, mask=mask)
     hatched = [p for p in ax.patches if p.get_hatch()]
-    assert len(hatched) == 6
-    assert {(round(p.get_x() + 0.5), round(p.get_y() + 0.5)) for p in hatched} == {
+    assert len(hatched) == 1  # one hatched patch draws every blocked square (issue 14)
+    assert {(round(p.get_x() + 0.5), round(p.get_y() + 0.5)) for p in heatmap.blocked_patches} == {
         (j, i) for i in range(4) for j in range(4) if j > i
     }
-    assert list(heatmap.blocked_patches) == hatched
+    assert list(hatched[0].cells) == list(heatmap.blocked_patches)
     blocked_grey = matplotlib.colors.to_rgb(style.BLOCKED_CELL_STYLE["facecolor"])
-    assert all(p.get_facecolor()[:3] == blocked_grey for p in hatched)
+    assert all(p.get_facecolor()[:3] == blocked_grey for p in [*hatched, *heatmap.blocked_patches])
     assert len(ax.texts) == 10
     np.testing.assert_array_equal(heatmap.cell_texts == None, ~mask)  # noqa: E711  (no number in a blocked cell)
     assert "masked" in ax.get_xlabel()
@@ -158,8 +158,8 @@ def test_heatmap_mask_hatches_blocked_cells_and_skips_their_numbers(ax):
 
 def test_heatmap_float_mask_and_broadcast_mask(ax):
     float_mask = np.array([0.0, -np.inf, 0.0])  # broadcasts over the 2 query rows
-    attention_heatmap(random_weights(2, 3), ax=ax, mask=float_mask)
-    assert len([p for p in ax.patches if p.get_hatch()]) == 2
+    heatmap = attention_heatmap(random_weights(2, 3), ax=ax, mask=float_mask)
+    assert [(round(p.get_y() + 0.5), round(p.get_x() + 0.5)) for p in heatmap.blocked_patches] == [(0, 1), (1, 1)]
 
 
 def test_heatmap_mask_shape_error_names_both_shapes(ax):
@@ -434,3 +434,21 @@ def test_heatmap_numbers_are_not_measured_by_a_layout_or_a_tight_crop(monkeypatc
     fig.get_layout_engine().execute(fig)
     fig.get_tightbbox(fig.canvas.get_renderer())
     assert measured == []
+
+
+def test_heatmap_blocked_cells_are_painted_hatched_as_one_path():
+    """A masked heatmap paints its blocked cells, hatched grey, and only those, through one patch."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    fig = Figure(figsize=(3, 3), dpi=100)
+    canvas = FigureCanvasAgg(fig)
+    ax = fig.add_axes((0, 0, 1, 1))
+    ax.set_axis_off()
+    mask = causal_mask(3)
+    heatmap = attention_heatmap(np.where(mask, 1.0, 0.0), ax=ax, mask=mask, annotate=False)
+    assert sum(1 for p in ax.patches if p.get_hatch()) == 1 and len(heatmap.blocked_patches) == 3
+    canvas.draw()
+    pixels = np.asarray(canvas.buffer_rgba())[..., :3]  # (300, 300, 3), 100 px per cell
+    colours = [[len(np.unique(pixels[100 * i + 10:100 * i + 90, 100 * j + 10:100 * j + 90].reshape(-1, 3), axis=0))
+                for j in range(3)] for i in range(3)]
+    assert all((colours[i][j] > 2) == (j > i) for i in range(3) for j in range(3))  # hatch lines only above
