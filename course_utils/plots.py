@@ -125,14 +125,17 @@ def cell_text_colour(image, value):
     ----------
     image : matplotlib.image.AxesImage
         Any image drawn with a colour map (``ax.imshow``), e.g. ``Heatmap.image``.
-    value : float
+    value : float or array_like of float
+        One value, or many (a dashboard's whole grid: one call instead of one per cell).
 
     Returns
     -------
-    str
-        "black" or "white", whichever contrasts more with the cell's colour.
+    str or ndarray of str
+        "black" or "white", whichever contrasts more with the cell's colour; for an array of values, an array of
+        them of the same shape.
     """
-    return contrasting_text_colour(image.cmap(image.norm(value)))
+    colours = _contrasting_text_colours(np.asarray(image.cmap(image.norm(value)), dtype=float)[..., :3])
+    return str(colours) if np.ndim(value) == 0 else colours
 
 
 def blocked_cell_patch(i, j, **kwargs):
@@ -450,8 +453,7 @@ def weight_colorbar(axes, *, label="attention weight", **kwargs):
 def _set_cell_texts(heatmap, weights):
     """Each printed number and its colour (``cell_text_colour``'s choice, for every cell in one call: issue 14's
     dashboards set them on every move, and the colour map called once per cell took half of HeadsDashboard's draw)."""
-    image = heatmap.image
-    colours = _contrasting_text_colours(image.cmap(image.norm(weights))[..., :3])
+    colours = cell_text_colour(heatmap.image, weights)  # (T_q, T_k)
     for (i, j), text in np.ndenumerate(heatmap.cell_texts):
         if text is None:
             continue

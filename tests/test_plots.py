@@ -285,6 +285,10 @@ def test_text_colour_contrasts_with_any_colour():
     assert contrasting_text_colour(matplotlib.colors.to_rgba(style.BLUE)) == "white"
     image = Figure().add_subplot().imshow(np.zeros((1, 1)), cmap=style.HEATMAP_CMAP, vmin=0, vmax=1)
     assert (cell_text_colour(image, 0.0), cell_text_colour(image, 1.0)) == ("white", "black")
+    values = np.linspace(0, 1, 400).reshape(20, 20)  # a dashboard's grid: one call gives each cell's own choice
+    grid = cell_text_colour(image, values)
+    assert grid.shape == (20, 20) and {str(c) for c in grid.flat} == {"black", "white"}
+    assert all(grid[i, j] == cell_text_colour(image, float(values[i, j])) for i, j in np.ndindex(20, 20))
 
 
 # --------------------------------------------------------------------------- row bars

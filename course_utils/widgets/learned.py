@@ -89,9 +89,10 @@ class TrainingDashboard(Dashboard):
         index = self.snapshot_index(step)
         self.weights = self.snapshots[index]
         self.image.set_data(self.weights)
-        for row_texts, row in zip(self.texts, self.weights):
-            for text, w in zip(row_texts, row):
-                text.set_color(cell_text_colour(self.image, w))
+        colours = cell_text_colour(self.image, self.weights)  # every word's colour in one call
+        for row_texts, row_colours in zip(self.texts, colours):
+            for text, colour in zip(row_texts, row_colours):
+                text.set_color(str(colour))
         shown = int(self.steps[index])
         self.marker.set_xdata([shown, shown])
         self.title.set_text(f"where 'missing' looks, step {shown}")

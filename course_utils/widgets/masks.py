@@ -218,13 +218,14 @@ class MaskExplorerDashboard(Dashboard):
         self.weight_image.set_data(weight_data)
         blocked = np.zeros((n, n), dtype=bool)
         blocked[:T, :T] = ~mask
+        colours = cell_text_colour(self.weight_image, weights)  # (T, T): every number's colour in one call
         for (i, j), is_blocked in np.ndenumerate(blocked):
             self.mask_patches[i, j].set_visible(is_blocked)
             self.weight_patches[i, j].set_visible(is_blocked)
             text = self.cell_texts[i, j]
             if i < T and j < T and mask[i, j]:
                 text.set_text(f"{weights[i, j]:.2f}")
-                text.set_color(cell_text_colour(self.weight_image, weights[i, j]))
+                text.set_color(str(colours[i, j]))
             else:
                 text.set_text("")
         sums = weights.sum(axis=-1)  # (T,)
