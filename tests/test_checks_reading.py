@@ -455,6 +455,25 @@ def capstone_masked_after_softmax(x, lengths, w_q, w_k, w_v, w_o, num_heads):
     return cu.merge_heads(weights @ v) @ w_o, weights
 
 
+def capstone_split_without_swap(x, lengths, w_q, w_k, w_v, w_o, num_heads):
+    """Heads made by one reshape to (B, h, T, d_head), and merged back the same way: no swap of T and h."""
+    B, T, d_model = x.shape
+    d_head = d_model // num_heads
+    q, k, v = ((x @ w).reshape(B, num_heads, T, d_head) for w in (w_q, w_k, w_v))
+    mask = (cu.causal_mask(T)[None] & cu.padding_mask(lengths, T)[:, None, :])[:, None]  # (B, 1, T, T)
+    weights = cu.softmax(np.where(mask, q @ np.swapaxes(k, -1, -2) / np.sqrt(d_head), -np.inf))
+    return (weights @ v).reshape(B, T, d_model) @ w_o, weights
+
+
+def capstone_softmax_over_queries(x, lengths, w_q, w_k, w_v, w_o, num_heads):
+    """The softmax taken over axis -2 (the queries) instead of the keys."""
+    T, d_head = x.shape[1], x.shape[2] // num_heads
+    q, k, v = (cu.split_heads(x @ w, num_heads) for w in (w_q, w_k, w_v))
+    mask = (cu.causal_mask(T)[None] & cu.padding_mask(lengths, T)[:, None, :])[:, None]  # (B, 1, T, T)
+    weights = cu.softmax(np.where(mask, q @ np.swapaxes(k, -1, -2) / np.sqrt(d_head), -np.inf), axis=-2)
+    return cu.merge_heads(weights @ v) @ w_o, weights
+
+
 CAPSTONE_MUTANTS = [
     (capstone_causal_sees_next, 1, "causal mask off by one", "sees the next one"),
     (capstone_causal_only, 1, "causal only", "padding mask is missing"),
@@ -472,6 +491,9 @@ CAPSTONE_MUTANTS = [
     (capstone_weights_averaged, 1, "one head", "not their average"),
     (capstone_swapped, 1, "swapped outputs", "output first"),
     (capstone_triu_causal, 1, None, "0/1"),
+    # not known mistakes, found by a new learner: the generic hint names where to look (not only the masks)
+    (capstone_split_without_swap, 2, None, "swap the T and h axes"),
+    (capstone_softmax_over_queries, 1, None, "softmax's axis"),
 ]
 
 

@@ -664,8 +664,9 @@ CAPSTONE_MISTAKES = (
 _CAPSTONE_HINTS = {
     "values": (
         "Go step by step on the failing input: build the (B, T, T) mask and print it as 0/1; compare it "
-        "with `cu.causal_mask(T)[None] & cu.padding_mask(lengths, T)[:, None, :]`; then check the scale "
-        "(sqrt(d_head)) and the output projection."
+        "with `cu.causal_mask(T)[None] & cu.padding_mask(lengths, T)[:, None, :]`; then check the split into "
+        "heads (reshape to (B, T, h, d_head), then swap the T and h axes: `cu.split_heads` does both), the "
+        "softmax's axis (-1, over the keys), the scale (sqrt(d_head)) and the output projection."
     ),
     "structure": "The layer returns two things: `return output, weights`.",
     "shape": "output has shape (B, T, d_model) and weights (B, num_heads, T, T).",
