@@ -446,6 +446,21 @@ def split_without_transpose(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
     return cu.merge_heads(heads) @ w_o, weights
 
 
+def split_and_merge_by_reshape_only(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
+    """The notebook's "most common multi-head bug", on both sides: one reshape in, one reshape out."""
+    *lead, T, d_model = x.shape
+    d_head = d_model // num_heads
+    q = (x @ w_q).reshape(*lead, num_heads, T, d_head)
+    k = (x @ w_k).reshape(*lead, num_heads, T, d_head)
+    v = (x @ w_v).reshape(*lead, num_heads, T, d_head)
+    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(d_head)
+    if mask is not None:
+        scores = np.where(heads_mask(mask), scores, -np.inf)
+    weights = cu.softmax(scores, axis=-1)
+    heads = weights @ v
+    return heads.reshape(*lead, T, d_model) @ w_o, weights
+
+
 def mask_ignored(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
     heads, weights = mha_parts(x, w_q, w_k, w_v, num_heads, None)
     return cu.merge_heads(heads) @ w_o, weights
@@ -516,6 +531,7 @@ MHA_MUTANTS = [
     (merge_without_transpose, 1, "heads merged in the wrong order", "merged in the wrong order"),
     (merge_interleaved, 1, "heads merged in the wrong order", "merged in the wrong order"),
     (split_without_transpose, 1, "split without transpose", "split gives each head the wrong numbers"),
+    (split_and_merge_by_reshape_only, 1, "split and merge without transpose", "each a single reshape"),
     (mask_ignored, 3, "mask ignored", "no effect"),
     (mask_without_heads_axis, 5, "mask without a heads axis", "mask[..., None, :, :]"),
     (mask_passed_to_sdpa_as_is, 5, "mask without a heads axis", "mask[..., None, :, :]"),

@@ -99,8 +99,12 @@ def _heads_mask(mask):
 
 
 def _mha(x, w_q, w_k, w_v, w_o, num_heads, mask=None, *, split="ok", merge="ok", out="ok",
-         scale="d_head", axis=-1, use_mask=True, weights="per head", softmax=course_softmax):
-    """Multi-head attention with one knob per known mistake; returns (output, weights)."""
+         scale="d_head", axis=-1, use_mask=True, mask_at="scores", weights="per head", softmax=course_softmax):
+    """Multi-head attention with one knob per known mistake; returns (output, weights).
+
+    mask_at: "scores" (blocked scores -inf before the softmax) or "weights" (the softmax of all
+    scores, then the blocked weights set to 0, not renormalised).
+    """
     x = np.asarray(x, dtype=float)
     d_model = x.shape[-1]
     h = int(num_heads)
@@ -109,9 +113,11 @@ def _mha(x, w_q, w_k, w_v, w_o, num_heads, mask=None, *, split="ok", merge="ok",
     divisor = {"d_head": np.sqrt(d), "d_model": np.sqrt(d_model), "none": 1.0, "d_head plain": float(d),
                "heads": np.sqrt(h)}[scale]
     scores = q @ np.swapaxes(k, -1, -2) / divisor  # (..., h, T, T)
-    if mask is not None and use_mask:
+    if mask is not None and use_mask and mask_at == "scores":
         scores = np.where(_heads_mask(mask), scores, -np.inf)
     w = softmax(scores, axis=axis)  # (..., h, T, T)
+    if mask is not None and use_mask and mask_at == "weights":
+        w = np.where(_heads_mask(mask), w, 0.0)  # (..., h, T, T): rows no longer sum to one
     heads = w @ v  # (..., h, T, d)
     w_o = np.asarray(w_o, dtype=float)
     if out == "ok":
@@ -480,6 +486,17 @@ MULTI_HEAD_ATTENTION_MISTAKES = (
         reproduce=_bug(split="no transpose") + _bug(split="interleave"),
     ),
     KnownMistake(
+        "split and merge without transpose",
+        "Your split and your merge are each a single reshape: (..., T, d_model) straight to (..., "
+        "num_heads, T, d_head), and straight back. Every shape fits, so nothing fails, but a reshape "
+        "refills the entries in reading order: each 'head' gets pieces of several tokens instead of "
+        "its own d_head columns of every token, so the heads attend over scrambled rows. Reshaping "
+        "straight back does not repair that. Both steps need the swap of the T and heads axes: split "
+        "= reshape to (..., T, num_heads, d_head), then swap axes -3 and -2; merge = swap those axes "
+        "back first, then reshape to (..., T, d_model).",
+        reproduce=_bug(split="no transpose", merge="no transpose"),
+    ),
+    KnownMistake(
         "mask ignored",
         "The mask has no effect in your function: every head must use it. Set the blocked scores of "
         "every head to -inf before the softmax: `np.where(mask[..., None, :, :], scores, -np.inf)` "
@@ -552,7 +569,8 @@ def check_multi_head_attention(multi_head_attention):
         Six cases: two without a mask, a causal mask, one head, a padded batch with a (B, 1, T) mask
         and the notebook's ticket. Recognises a missing output projection, W_O applied per head,
         scaling by sqrt(d_model) (or another wrong scale), softmax over the wrong axis, heads merged
-        or split in the wrong order, a mask ignored or lacking a heads axis, averaged weights,
+        or split in the wrong order (or both, each by a single reshape), a mask ignored or lacking a
+        heads axis, averaged weights,
         swapped outputs, products that refuse their shapes and transposes written for 3-D arrays.
     """
     return run_check(

@@ -245,7 +245,8 @@ def mha_mask_no_head_axis(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
     return cu.merge_heads(weights @ v) @ w_o, weights
 
 
-@answer("multi_head_attention", note="own split: reshape straight to heads, no transpose")
+@answer("multi_head_attention", kind="variant", expect="split and merge without transpose",
+        note="own split: reshape straight to heads, no transpose (and merged back by one reshape)")
 def mha_reshape_split(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
     x = np.asarray(x, dtype=float)
     *lead, T, d_model = x.shape

@@ -470,6 +470,28 @@ def var_mha_loop_strided_columns(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
     return np.concatenate(outs, axis=-1) @ w_o, np.stack(ws, axis=-3)
 
 
+# -- split and merge without transpose
+@answer("multi_head_attention", kind="variant", expect="split and merge without transpose",
+        note="split_heads and merge_heads helpers, each one reshape with the sizes read from the shape")
+def var_mha_reshape_helpers_both_ways(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
+    x = np.asarray(x, dtype=float)
+    B_T = x.shape[:-1]
+    d_head = x.shape[-1] // num_heads
+
+    def to_heads(a):
+        return a.reshape(*B_T[:-1], num_heads, B_T[-1], d_head)
+
+    def from_heads(a):
+        return a.reshape(*B_T, num_heads * d_head)
+
+    q, k, v = to_heads(x @ w_q), to_heads(x @ w_k), to_heads(x @ w_v)
+    scores = np.matmul(q, np.swapaxes(k, -1, -2)) / np.sqrt(d_head)
+    if mask is not None:
+        scores = np.where(_heads_mask(mask), scores, -np.inf)
+    weights = cu.softmax(scores, axis=-1)
+    return from_heads(weights @ v) @ w_o, weights
+
+
 # -- mask ignored
 @answer("multi_head_attention", kind="variant", expect="mask ignored",
         note="builds the masked scores but takes the softmax of the unmasked ones")
