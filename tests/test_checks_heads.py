@@ -466,6 +466,24 @@ def mask_ignored(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
     return cu.merge_heads(heads) @ w_o, weights
 
 
+def mask_after_softmax(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
+    q, k, v = (cu.split_heads(x @ w, num_heads) for w in (w_q, w_k, w_v))
+    weights = cu.softmax(q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1]), axis=-1)
+    if mask is not None:
+        weights = np.where(heads_mask(mask), weights, 0.0)  # blocked weights set to 0, not renormalised
+    return cu.merge_heads(weights @ v) @ w_o, weights
+
+
+def mask_after_softmax_renormalised(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
+    """Zeroed, then renormalised: equal to masking first here (no empty rows, nothing underflows)."""
+    q, k, v = (cu.split_heads(x @ w, num_heads) for w in (w_q, w_k, w_v))
+    weights = cu.softmax(q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1]), axis=-1)
+    if mask is not None:
+        weights = weights * heads_mask(mask)
+        weights = weights / weights.sum(axis=-1, keepdims=True)
+    return cu.merge_heads(weights @ v) @ w_o, weights
+
+
 def mask_without_heads_axis(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
     q, k, v = (cu.split_heads(x @ w, num_heads) for w in (w_q, w_k, w_v))
     scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
@@ -533,6 +551,7 @@ MHA_MUTANTS = [
     (split_without_transpose, 1, "split without transpose", "split gives each head the wrong numbers"),
     (split_and_merge_by_reshape_only, 1, "split and merge without transpose", "each a single reshape"),
     (mask_ignored, 3, "mask ignored", "no effect"),
+    (mask_after_softmax, 3, "mask after the softmax", "*after* the softmax"),
     (mask_without_heads_axis, 5, "mask without a heads axis", "mask[..., None, :, :]"),
     (mask_passed_to_sdpa_as_is, 5, "mask without a heads axis", "mask[..., None, :, :]"),
     (weights_averaged, 1, "weights averaged over heads", "average_attn_weights=False"),
@@ -551,6 +570,11 @@ def test_mha_mutant(mutant, case_number, mistake, hint_word):
 
 def test_every_mha_known_mistake_has_a_mutant():
     assert {m.name for m in MULTI_HEAD_ATTENTION_MISTAKES} == {m for _, _, m, _ in MHA_MUTANTS} - {None}
+
+
+def test_mha_mask_zeroed_then_renormalised_is_accepted():
+    """Every row of the cases keeps a permitted key and nothing underflows: renormalising is exact here."""
+    assert check_multi_head_attention(mask_after_softmax_renormalised).status == "correct"
 
 
 def test_mha_message_shows_the_mask_as_numbers():

@@ -504,6 +504,16 @@ MULTI_HEAD_ATTENTION_MISTAKES = (
         reproduce=_bug(use_mask=False),
     ),
     KnownMistake(
+        "mask after the softmax",
+        "You apply the mask to the weights *after* the softmax (the blocked weights set to 0). The "
+        "softmax had already shared each row's weight among all keys, blocked ones included, so the "
+        "permitted weights come out too small, a head's rows no longer sum to one, and the blocked "
+        "scores still shape the permitted weights through the normaliser. Mask each head's *scores* "
+        "before the softmax instead: blocked scores become -inf (the mask needs a heads axis to line "
+        "up with them), and the softmax then shares the whole weight among the permitted keys.",
+        reproduce=_bug(mask_at="weights"),
+    ),
+    KnownMistake(
         "mask without a heads axis",
         lambda got, args: (
             f"The mask (here of shape {np.shape(args[6])}) does not line up with the scores (..., num_heads, "
@@ -569,8 +579,8 @@ def check_multi_head_attention(multi_head_attention):
         Six cases: two without a mask, a causal mask, one head, a padded batch with a (B, 1, T) mask
         and the notebook's ticket. Recognises a missing output projection, W_O applied per head,
         scaling by sqrt(d_model) (or another wrong scale), softmax over the wrong axis, heads merged
-        or split in the wrong order (or both, each by a single reshape), a mask ignored or lacking a
-        heads axis, averaged weights,
+        or split in the wrong order (or both, each by a single reshape), a mask ignored, applied to
+        the weights after the softmax or lacking a heads axis, averaged weights,
         swapped outputs, products that refuse their shapes and transposes written for 3-D arrays.
     """
     return run_check(

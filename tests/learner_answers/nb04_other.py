@@ -320,7 +320,8 @@ def mha_average_weights(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
     return output, weights.mean(axis=-3)
 
 
-@answer("multi_head_attention", note="applies the mask by zeroing weights after the softmax")
+@answer("multi_head_attention", kind="variant", expect="mask after the softmax",
+        note="applies the mask by zeroing weights after the softmax")
 def mha_mask_after_softmax(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
     x = np.asarray(x, dtype=float)
     q, k, v = (cu.split_heads(x @ w, num_heads) for w in (w_q, w_k, w_v))

@@ -513,6 +513,18 @@ def var_mha_loop_without_mask(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
     return np.concatenate(outs, axis=-1) @ w_o, np.stack(ws, axis=-3)
 
 
+# -- mask after the softmax
+@answer("multi_head_attention", kind="variant", expect="mask after the softmax",
+        note="own split and softmax; weights *= mask (with its heads axis) after the softmax")
+def var_mha_weights_times_mask(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
+    x = np.asarray(x, dtype=float)
+    q, k, v = _split(x @ w_q, num_heads), _split(x @ w_k, num_heads), _split(x @ w_v, num_heads)
+    weights = _softmax(q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1]))
+    if mask is not None:
+        weights *= _heads_mask(mask)                      # blocked keys get weight 0
+    return cu.merge_heads(weights @ v) @ w_o, weights
+
+
 # -- mask without a heads axis
 @answer("multi_head_attention", kind="variant", expect="mask without a heads axis",
         note="np.where(mask, scores, -1e9) without a heads axis, own softmax")
