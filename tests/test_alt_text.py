@@ -338,7 +338,7 @@ EXPECTED = {
     "nb03-pad-plot": ["hatched: masked", "refund: 0.50, 0.50, masked ×4"],
     "nb03-explorer": ["2 padding on the right", "Row sums: the 1.00"],
     "nb05-gallery": ["future leak (causal mask forgotten)", "diagonal (mask built with np.eye)"],
-    "nb05-contrib-plot": ["each arrow's length: my 0.079", "(0.440, 0.227)"],
+    "nb05-contrib-plot": ["each arrow's length: my 0.079", "(0.440, 0.227), a yellow star outlined in black"],
     "nb06-loss-plot": ["first below 0.1 at step", "ln 3 = 1.099"],
     "nb07-memory-measure": ["peak memory of one attention call", "blockwise, 128 x 128 tiles"],
 }

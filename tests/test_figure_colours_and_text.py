@@ -588,3 +588,52 @@ def test_the_mask_explorers_numbers_fit_their_cells_at_8_points():
         assert widest <= 0.55 * cell_px and tallest <= 0.55 * cell_px, (widest, tallest, cell_px)
     finally:
         dashboard.close()
+
+
+# --------------------------------------------------------------------------- notebook 05's contribution plot
+#: The cells notebook 05's contribution plot needs, in order, and the plot's own cell.
+NB05_CONTRIB_CELLS = ("nb05-setup", "nb05-contrib", "nb05-contrib-vector", "nb05-contrib-plot")
+
+
+def nb05_contribution_figure(monkeypatch):
+    """The figure of solutions/05's cell nb05-contrib-plot, drawn by running its cells here (plt.show left out)."""
+    cells = {cell.get("id"): cell.source for cell in nbformat.read(ROOT / "solutions" / "05-reading-attention-plots.ipynb",
+                                                                   as_version=4).cells}
+    monkeypatch.setattr(plt, "show", lambda *args, **kwargs: None)
+    namespace = {}
+    plt.close("all")
+    for cell_id in NB05_CONTRIB_CELLS:
+        exec(compile(cells[cell_id], cell_id, "exec"), namespace)  # the course's own notebook
+    return plt.gcf(), namespace
+
+
+def test_nb05_the_output_is_told_from_every_contribution_arrow_by_its_colour(monkeypatch, capsys):
+    """A new learner could not tell the output's star from the 'please' arrow (both vermillion): the output's marker
+    has a colour of its own, apart from every arrow's by a CIEDE2000 of at least 10 with every colour vision, and
+    the legend shows it."""
+    fig, namespace = nb05_contribution_figure(monkeypatch)
+    try:
+        (ax,) = fig.axes
+        arrows = [text.arrow_patch for text in ax.texts if getattr(text, "arrow_patch", None) is not None]
+        assert len(arrows) == len(namespace["EXPERIMENT_TOKENS"]) == 5
+        arrow_colours = {mcolors.to_hex(arrow.get_edgecolor()).upper() for arrow in arrows}
+        arrow_colours |= {mcolors.to_hex(arrow.get_facecolor()).upper() for arrow in arrows}
+        (output,) = [line for line in ax.lines if line.get_label().startswith("output")]
+        np.testing.assert_allclose(np.ravel(output.get_data()), namespace["output"])
+        output_colour = mcolors.to_hex(output.get_markerfacecolor()).upper()
+        assert output_colour not in arrow_colours, f"the output's {colour_name(output_colour)} is an arrow's colour"
+        for vision in VISIONS:
+            for arrow_colour in arrow_colours:
+                delta, _, _ = closest_pair([output_colour, arrow_colour], vision)
+                assert delta >= MIN_DELTA_E, (colour_name(output_colour), colour_name(arrow_colour), vision, delta)
+        handles = {text.get_text(): handle for text, handle in zip(ax.get_legend().get_texts(),
+                                                                    ax.get_legend().legend_handles)}
+        (label,) = [label for label in handles if label.startswith("output")]
+        assert mcolors.to_hex(handles[label].get_markerfacecolor()).upper() == output_colour
+        assert handles[label].get_marker() == output.get_marker()
+        # the words for learners who cannot see the figure say the same: the output's colour and each arrow's
+        words = cu.plots.description(fig)
+        assert output_colour == mcolors.to_hex(style.YELLOW).upper() and "a yellow star outlined in black" in words
+        assert "charger blue, please vermillion, the others grey" in words
+    finally:
+        plt.close(fig)
