@@ -100,6 +100,16 @@ def normalised_inside(m, l, o, scores_block, v_block):
     return m_new, l_new, (alpha * o + p @ v_block) / l_new
 
 
+def normalised_with_wrong_sign(m, l, o, scores_block, v_block):
+    """Keeps o normalised (divides by l in every update) and rescales by exp(m_new - m)."""
+    m_new = max(m, scores_block.max())
+    alpha = np.exp(m_new - m)
+    p = np.exp(scores_block - m_new)
+    l_new = alpha * l + p.sum()
+    o_new = (alpha * l * o + p @ v_block) / l_new
+    return m_new, l_new, o_new
+
+
 @pytest.mark.parametrize("fn, case, hint_word", [
     (no_rescale, 1, "multiply both by"),
     (rescale_sum_only, 1, "multiply both by"),
@@ -108,6 +118,7 @@ def normalised_inside(m, l, o, scores_block, v_block):
     (block_max_only, 2, "running maximum must become"),
     (no_neginf_guard, 5, "exp(-inf - (-inf))"),
     (normalised_inside, 1, "Keep o unnormalised"),
+    (normalised_with_wrong_sign, 1, "the wrong sign"),
 ], ids=lambda x: getattr(x, "__name__", str(x)))
 def test_mistakes_get_their_hint(fn, case, hint_word):
     assert_wrong_with_hint(check_online_update(fn), case, hint_word)
@@ -116,7 +127,13 @@ def test_mistakes_get_their_hint(fn, case, hint_word):
 def test_every_known_mistake_is_tested():
     names = {m.name for m in ONLINE_UPDATE_MISTAKES}
     assert names == {"no rescale", "wrong sign", "max not updated", "nan on an all-masked first block",
-                     "normalised inside"}
+                     "normalised inside", "normalised inside, wrong sign"}
+
+
+def test_normalised_with_wrong_sign_is_told_both_mistakes():
+    result = check_online_update(normalised_with_wrong_sign)
+    assert result.mistake == "normalised inside, wrong sign", result.text
+    assert "without dividing" in result.hint and "np.exp(m - m_new)" in result.hint
 
 
 def test_returning_two_things_is_a_structure_problem():

@@ -57,10 +57,13 @@ def _m_new(got):
 
 
 def _update(rescale_l=True, rescale_o=True, normalise=False, **kw):
+    """A (possibly buggy) update. normalise: False; True (``o_new / l_new``, the old o taken as a
+    sum); "kept normalised" (o taken as normalised: ``(rescale * l * o + p @ v_block) / l_new``)."""
     def buggy(m, l, o, scores_block, v_block):
         m_new, rescale, p = _parts(m, scores_block, **kw)
         l_new = (rescale * l if rescale_l else l) + p.sum()
-        o_new = (rescale * o if rescale_o else o) + p @ v_block
+        old_o = o * l if normalise == "kept normalised" else o
+        o_new = (rescale * old_o if rescale_o else old_o) + p @ v_block
         if normalise:
             o_new = o_new / l_new
         return m_new, l_new, o_new
@@ -116,6 +119,16 @@ ONLINE_UPDATE_MISTAKES = (
         "last block (`output = o / l`). Dividing inside the update mixes a normalised old o with "
         "unnormalised new terms.",
         reproduce=(_update(normalise=True), _update(normalise=True, guard=False)),
+    ),
+    KnownMistake(
+        "normalised inside, wrong sign",
+        "Two things. You divide by l inside the update, to keep o normalised: here o is the running "
+        "*unnormalised* output (the o you are given is a plain weighted sum), so add the new block "
+        "to it without dividing; the division by l comes once, after the last block. And the "
+        "rescaling factor has the wrong sign: it is `np.exp(m - m_new)`, at most 1 (the old terms "
+        "shrink when the maximum grows), not `np.exp(m_new - m)`.",
+        reproduce=tuple(_update(sign=-1.0, normalise=how, guard=guard)
+                        for how in ("kept normalised", True) for guard in (True, False)),
     ),
 )
 

@@ -128,3 +128,28 @@ def var_online_true_divide_unguarded(m, l, o, scores_block, v_block):
     p = np.exp(scores_block - m_new)
     l_new = alpha * l + np.sum(p)
     return m_new, l_new, np.true_divide(alpha * o + p @ v_block, l_new)
+
+
+# -- normalised inside, wrong sign
+@answer("online_update", kind="variant", expect="normalised inside, wrong sign",
+        note="keeps o as the running average (old share of the total times o, plus the new terms), "
+             "rescale = exp(m_new - m)")
+def var_online_running_average_inverted_rescale(m, l, o, scores_block, v_block):
+    m_new = np.maximum(m, np.max(scores_block))
+    w = np.exp(scores_block - m_new)
+    old = np.exp(m_new - m) * l                       # the old total, rescaled
+    total = old + w.sum()
+    return m_new, total, (old / total) * o + (w @ v_block) / total   # o stays a weighted average
+
+
+@answer("online_update", kind="variant", expect="normalised inside, wrong sign",
+        note="o_new built in place then divided by the new sum; rescale = exp(m_new - m), guard in place")
+def var_online_in_place_divide_inverted_rescale(m, l, o, scores_block, v_block):
+    m_new = max(m, float(np.max(scores_block)))
+    shift = 0.0 if m_new == -np.inf else m_new
+    p = np.exp(scores_block - shift)
+    o_new = o * np.exp(shift - m)
+    o_new += p @ v_block
+    l_new = l * np.exp(shift - m) + np.sum(p)
+    o_new /= l_new
+    return m_new, l_new, o_new
