@@ -10,7 +10,7 @@ import numpy as np
 
 from course_utils._blas import split_rows
 from course_utils._validate import as_mask, as_scale, check_qkv, check_score_row
-from course_utils.softmax import softmax_unchecked
+from course_utils.softmax import softmax_of_shifted, softmax_unchecked
 
 
 def attention_row(scores, values):
@@ -150,13 +150,21 @@ def _sdpa_by_rows(q, k, v, lead, mask, scale):
     Each share of rows (``_blas.split_rows``: one per core, each on a one-thread BLAS) writes its scores
     into its rows of the weights, masks and softmaxes them there, and multiplies them by v into its rows
     of the output: no array of the scores' size besides the weights, no pass over memory twice for the
-    scale. Every row's numbers are those of the one-piece computation.
+    scale. Every row's numbers are those of the one-piece computation, up to rounding where the shift below
+    is skipped.
+
+    The softmax's shift: subtracting each row's maximum keeps ``exp`` from overflowing (notebook 01). When
+    ``scores_are_small`` shows that no score can be large enough for ``exp`` to overflow or underflow, that
+    shift is skipped: no pass over the scores for their maximum and none to subtract it, the same weights up
+    to rounding (the shift cancels in the softmax). Otherwise, and for a float mask (which may add any
+    bias), each row is shifted by its maximum, as ``softmax`` does.
     """
     t_q, t_k = q.shape[-2], k.shape[-2]
     dtype = np.result_type(q, k)  # of the scores (scale is a Python float)
     weights = np.empty(lead + (t_q, t_k), dtype=dtype)  # (..., T_q, T_k): the scores, then the weights
     output = np.empty(lead + (t_q, v.shape[-1]), dtype=np.result_type(weights, v))  # (..., T_q, d_v)
-    check = not scores_cannot_overflow(q, k, scale, dtype)  # huge inputs: check every score
+    unshifted = (mask is None or mask.dtype == np.bool_) and scores_are_small(q, k, scale, dtype)
+    check = not unshifted and not scores_cannot_overflow(q, k, scale, dtype)  # huge inputs: check every score
     k_t = np.swapaxes(k, -1, -2)  # (..., d_k, T_k): a view
     if mask is not None:
         mask = mask.reshape((1,) * (2 - mask.ndim) + mask.shape)  # at least (..., T_q or 1, T_k or 1)
@@ -178,12 +186,44 @@ def _sdpa_by_rows(q, k, v, lead, mask, scale):
                     scores += tile  # a float bias (its dtype is no wider than the scores')
                 if np.isposinf(scores).any():
                     raise ValueError("scores + mask overflowed to +inf; the float mask is too large")
-        softmax_unchecked(scores, -1, overwrite=True)  # (..., rows, T_k); empty rows -> zeros
+        if unshifted:
+            softmax_of_shifted(scores, -1)  # (..., rows, T_k); empty rows -> zeros
+        else:
+            softmax_unchecked(scores, -1, overwrite=True)  # (..., rows, T_k); empty rows -> zeros
         np.matmul(scores, v, out=output[..., a:b, :])  # (..., rows, T_k) @ (..., T_k, d_v) -> (..., rows, d_v)
 
     # A share holds at least 2^18 scores: below that, threads cost more than they save.
     split_rows(rows, t_q, min_rows=-(-2 ** 18 // max(1, math.prod(lead) * t_k)))
     return output, weights
+
+
+def scores_are_small(q, k, scale, dtype):
+    """Whether every score is so small that its softmax needs no shift by the row's maximum.
+
+    By Cauchy-Schwarz every score ``|q_i . k_j * scale|`` is at most ``c = max_i |q_i| * max_j |k_j| * |scale|``.
+    When ``c <= log(largest number of dtype) / 4`` (22.2 in float32, 177 in float64), every ``exp(score)``
+    lies in [exp(-c), exp(c)]: far from overflow (even summed over 2^60 keys) and from underflow. Then
+    ``exp(s) / sum(exp(s))`` is computed as accurately as with the maximum subtracted first: the shift only
+    guards against large scores.
+
+    Parameters
+    ----------
+    q, k, scale, dtype
+        As for ``scores_cannot_overflow`` (below); only float32 and float64 scores are considered.
+
+    Returns
+    -------
+    bool
+        True: no shift is needed. False: a score may be large (long vectors; norms that overflow), the dtype
+        is another, or there is no score at all.
+    """
+    if dtype not in (np.float32, np.float64) or q.size == 0 or k.size == 0:
+        return False
+    with np.errstate(over="ignore", invalid="ignore"):
+        # |x_i|^2 for each row; inf where it overflows (the test below is then False)
+        q_largest, k_largest = (float(np.einsum("...d,...d->...", x, x).max()) for x in (q, k))
+    bound = math.sqrt(q_largest) * math.sqrt(k_largest) * abs(scale)  # inf or nan if a norm overflowed
+    return bound <= math.log(float(np.finfo(dtype).max)) / 4  # False for NaN
 
 
 def scores_cannot_overflow(q, k, scale, dtype):
