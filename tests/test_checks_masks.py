@@ -459,6 +459,12 @@ def scale_by_d_k(q, k, v, mask):
     return weights @ v, weights
 
 
+def scale_by_sqrt_d_v(q, k, v, mask):
+    d_v = v.shape[-1]
+    weights = cu.softmax(np.where(mask, q @ np.swapaxes(k, -1, -2) / np.sqrt(d_v), -np.inf))
+    return weights @ v, weights
+
+
 def softmax_over_queries(q, k, v, mask):
     weights = cu.softmax(np.where(mask, scores_of(q, k), -np.inf), axis=-2)
     return weights @ v, weights
@@ -506,6 +512,7 @@ ATTENTION_MUTANTS = [
     (adds_bool_mask, 2, "boolean mask added to the scores", "True counts as 1"),
     (no_scale, 2, "scale", "sqrt(d_k)"),
     (scale_by_d_k, 2, "scale", "sqrt(d_k)"),
+    (scale_by_sqrt_d_v, 3, "scaled by sqrt(d_v)", "values' width"),
     (softmax_over_queries, 2, "softmax over queries", "`axis=-1`"),
     (swapped_outputs, 1, "swapped outputs", "output first"),
     (k_dot_T, 4, "k.T on a batch", "np.swapaxes(k, -1, -2)"),
@@ -550,6 +557,14 @@ def test_reference_cases_have_no_nan():
     assert (weights[0] == 0).all() and (output[0] == 0).all()
 
 
+
+def test_attention_cases_have_values_wider_than_the_keys():
+    """sqrt(d_v) instead of sqrt(d_k) shows only where the widths differ: the first such case is case 3."""
+    from course_utils.checks.masks import _ATTENTION_CASES
+
+    differ = [i for i, case in enumerate(_ATTENTION_CASES, start=1)
+              if np.shape(case.args[2])[-1] != np.shape(case.args[0])[-1]]
+    assert differ[:1] == [3] and len(differ) >= 2
 # ============================================================================ find the buggy masks
 ANSWER = {"causal": ["A", "C"], "padding": ["B"], "causal + padding": ["A", "C"]}
 
@@ -662,4 +677,4 @@ def test_checkers_refuse_a_non_function_politely():
 def test_mutant_count():
     """The report quotes these counts: keep them in sync with the lists above."""
     counts = (len(CAUSAL_MUTANTS) + 2 + 1, len(PADDING_MUTANTS) + 2, len(ATTENTION_MUTANTS))
-    assert counts == (14, 11, 20)
+    assert counts == (14, 11, 21)

@@ -312,8 +312,8 @@ def _attend(q, k, v, mask, *, fill=-np.inf, how="before", softmax=course_softmax
     mask = np.asarray(mask, dtype=bool)
     if invert:
         mask = ~mask
-    d_k, t_k = q.shape[-1], k.shape[-2]
-    divisor = {"sqrt": np.sqrt(d_k), "none": 1.0, "d_k": d_k, "sqrt_T": np.sqrt(t_k)}[scale]
+    d_k, t_k, d_v = q.shape[-1], k.shape[-2], v.shape[-1]
+    divisor = {"sqrt": np.sqrt(d_k), "none": 1.0, "d_k": d_k, "sqrt_T": np.sqrt(t_k), "sqrt_d_v": np.sqrt(d_v)}[scale]
     scores = q @ np.swapaxes(k, -1, -2) / divisor  # (..., T_q, T_k)
     if how == "before":
         weights = softmax(np.where(mask, scores, fill), axis=axis)
@@ -446,6 +446,18 @@ MASKED_ATTENTION_MISTAKES = (
         reproduce=_variants(how="add"),
     ),
     KnownMistake(
+        "scaled by sqrt(d_v)",
+        lambda got, args: (
+            f"You scale the scores by the square root of the values' width, d_v = `v.shape[-1]` (here "
+            f"{np.shape(args[2])[-1]}). The scale belongs to the scores: each is a dot product of a "
+            f"query and a key, summed over their width d_k = `q.shape[-1]` (here {np.shape(args[0])[-1]}), "
+            "and it is that width that makes the scores grow. The values play no part in the scores. "
+            "(The cases before this one have d_v = d_k, so there both give the same numbers.) Divide by "
+            "the square root of d_k instead."
+        ),
+        reproduce=_variants(scale="sqrt_d_v"),
+    ),
+    KnownMistake(
         "scale",
         "Scale the scores by 1 / sqrt(d_k), where d_k = `q.shape[-1]` is the width of a query: "
         "`scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(d_k)` (not d_k, not the number of keys, "
@@ -514,8 +526,8 @@ def check_masked_attention(masked_attention):
     -------
     CheckResult
         Recognises zeroing after the softmax, an inverted mask, NaN or leaked weights in a row with
-        no permitted key, multiplying or adding the mask, a wrong scale, softmax over the wrong
-        axis, swapped outputs, overflow, and ``k.T`` on a batch. Masking with a large negative
+        no permitted key, multiplying or adding the mask, a wrong scale (sqrt(d_v) among them),
+        softmax over the wrong axis, swapped outputs, overflow, and ``k.T`` on a batch. Masking with a large negative
         number (e.g. -1e9) is accepted where its results match.
     """
     return run_check(

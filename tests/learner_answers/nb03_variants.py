@@ -10,6 +10,8 @@ float) or additive (0 / -inf) dtype. That is not a KnownMistake but a remark of 
 pattern mistake written with a 0/1 dtype expects the pattern mistake (the checker names it and
 appends the dtype remark).
 """
+import math
+
 import numpy as np
 
 import course_utils as cu
@@ -489,6 +491,18 @@ def var_ma_einsum_divide_dk(q, k, v, mask):
     scores = np.einsum("...id,...jd->...ij", q, k) / q.shape[-1]
     weights = cu.softmax(np.where(mask, scores, -np.inf))
     return weights @ v, weights
+
+
+# -- scaled by sqrt(d_v)
+@answer("masked_attention", kind="variant", expect="scaled by sqrt(d_v)",
+        note="the notebook's steps, with the scale read from v: d = v.shape[-1]")
+def var_ma_scale_from_values(q, k, v, mask):
+    q, k, v, mask = _prepare(q, k, v, mask)
+    d = v.shape[-1]
+    scores = np.matmul(q, np.swapaxes(k, -1, -2)) / math.sqrt(d)
+    scores = np.where(mask, scores, -np.inf)
+    weights = cu.softmax(scores, axis=-1)
+    return np.matmul(weights, v), weights
 
 
 # -- softmax over queries
