@@ -12,6 +12,11 @@ old sum and output were computed with the shift m, so they are rescaled by exp(m
 before the new block's terms are added. After the last block, output = o / l. The result is
 exact attention (up to rounding): the T_q x T_k matrix of scores is never held, only one
 (block_q x block_k) tile at a time.
+
+The shift only guards ``exp`` against overflow. When a bound shows every score is small enough that
+``exp`` can neither overflow nor underflow (``attention.scores_are_small``), blockwise_attention keeps
+the shift at m = 0 for every block: nothing to rescale, and no pass over each tile for its maximum. The
+output is the same up to rounding.
 """
 import math
 import numbers
@@ -20,7 +25,7 @@ import numpy as np
 
 from course_utils._blas import split_rows
 from course_utils._validate import as_mask, as_scale, check_qkv
-from course_utils.attention import scores_cannot_overflow
+from course_utils.attention import scores_are_small, scores_cannot_overflow
 
 __all__ = ["blockwise_attention", "online_softmax_update", "DEFAULT_BLOCK_SIZE"]
 
@@ -179,7 +184,9 @@ def _blockwise_unchecked(q, k, v, lead, block_q, block_k, mask, scale):
     if t_k == 0:  # no key at all: every row has no permitted key
         return np.zeros(lead + (t_q, d_v), dtype=out_dtype)
     q, k, v = (x.astype(dtype, copy=False) for x in (q, k, v))  # float16 -> float32; else no copy
-    check_tiles = not scores_cannot_overflow(q, k, scale, dtype)  # huge inputs: check every tile
+    # Small scores (no float mask, which may add any bias): shift by 0 throughout, no running maximum needed.
+    unshifted = (mask is None or mask.dtype == np.bool_) and scores_are_small(q, k, scale, dtype)
+    check_tiles = not unshifted and not scores_cannot_overflow(q, k, scale, dtype)  # huge inputs: check every tile
     if mask is not None:
         mask = mask.reshape((1,) * (2 - mask.ndim) + mask.shape)  # at least (..., T_q or 1, T_k or 1)
         rows = (lambda a, b: slice(None)) if mask.shape[-2] == 1 else slice
@@ -231,21 +238,24 @@ def _blockwise_unchecked(q, k, v, lead, block_q, block_k, mask, scale):
                             s += tile  # a float bias (its dtype is no wider than s's)
                         if np.isposinf(s).any():
                             raise ValueError("scores + mask overflowed to +inf; the float mask is too large")
-                # The online softmax update (as online_softmax_update, but in place on this tile):
-                m_new = m_new_buf[..., a:a + bq]
-                np.max(s, axis=-1, out=m_new)  # (..., bq): this tile's row maxima
-                np.maximum(m, m_new, out=m_new)  # (..., bq): the running maximum
-                shift = m_new
-                if mask is not None and np.isneginf(m_new).any():  # no permitted key yet: shift by 0
-                    shift = np.where(np.isneginf(m_new), 0.0, m_new).astype(dtype, copy=False)
-                alpha = alpha_buf[..., a:a + bq]
-                with np.errstate(under="ignore", over="ignore", invalid="ignore"):
-                    np.subtract(m, shift, out=alpha)
-                    np.exp(alpha, out=alpha)  # (..., bq): exp(m_old - m_new) rescales l and o; exp(-inf) = 0
-                    np.subtract(s, shift[..., None], out=s)
-                    np.exp(s, out=s)  # (..., bq, bk): this tile's unnormalised weights p
-                m[...] = m_new
-                ol *= alpha[..., None]  # (..., bq, d_v + 1): rescales o and l together
+                if unshifted:  # the shift stays 0: nothing to rescale
+                    with np.errstate(under="ignore"):
+                        np.exp(s, out=s)  # (..., bq, bk): this tile's unnormalised weights p
+                else:  # the online softmax update (as online_softmax_update, but in place on this tile)
+                    m_new = m_new_buf[..., a:a + bq]
+                    np.max(s, axis=-1, out=m_new)  # (..., bq): this tile's row maxima
+                    np.maximum(m, m_new, out=m_new)  # (..., bq): the running maximum
+                    shift = m_new
+                    if mask is not None and np.isneginf(m_new).any():  # no permitted key yet: shift by 0
+                        shift = np.where(np.isneginf(m_new), 0.0, m_new).astype(dtype, copy=False)
+                    alpha = alpha_buf[..., a:a + bq]
+                    with np.errstate(under="ignore", over="ignore", invalid="ignore"):
+                        np.subtract(m, shift, out=alpha)
+                        np.exp(alpha, out=alpha)  # (..., bq): exp(m_old - m_new) rescales l and o; exp(-inf) = 0
+                        np.subtract(s, shift[..., None], out=s)
+                        np.exp(s, out=s)  # (..., bq, bk): this tile's unnormalised weights p
+                    m[...] = m_new
+                    ol *= alpha[..., None]  # (..., bq, d_v + 1): rescales o and l together
                 add = add_buf[..., a:a + bq, :]
                 np.matmul(s, v_1, out=add)  # (..., bq, bk) @ (..., bk, d_v + 1): [p v, sum of p]
                 ol += add  # o += p v and l += sum(p) in one step

@@ -25,6 +25,17 @@ def qkv(shape_q, t_k, d_v=None, seed=0, dtype=float):
     return q, k, v
 
 
+@pytest.fixture(params=["running maximum", "small scores, no shift"])
+def shift(request, monkeypatch):
+    """Both ways of shifting the exponentials: the online softmax's running maximum (the lesson's algorithm,
+    forced here), and m = 0 throughout, which blockwise_attention takes when every score is small."""
+    import course_utils.blockwise as bw
+
+    if request.param == "running maximum":
+        monkeypatch.setattr(bw, "scores_are_small", lambda *args: False)
+    return request.param
+
+
 def test_exported_from_course_utils():
     assert cu.blockwise_attention is blockwise_attention
     assert "blockwise_attention" in cu.__all__
@@ -34,14 +45,15 @@ def test_exported_from_course_utils():
     ((1, 1), 1), ((5, 3), 5), ((7, 4), 13), ((13, 4), 7), ((2, 9, 8), 9), ((2, 3, 10, 4), 17),
 ])
 @pytest.mark.parametrize("block_size", [1, 2, 3, 4, 7, 16, 100, (1, 5), (6, 2)])
-def test_equals_reference(shape_q, t_k, block_size):
+def test_equals_reference(shape_q, t_k, block_size, shift):
     q, k, v = qkv(shape_q, t_k, d_v=3)
+    assert cu.attention.scores_are_small(q, k, 1 / shape_q[-1] ** 0.5, np.float64)  # else one path is not tested
     np.testing.assert_allclose(blockwise_attention(q, k, v, block_size), reference(q, k, v),
                                rtol=1e-12, atol=1e-12)
 
 
 @pytest.mark.parametrize("block_size", [1, 3, 4, (5, 2)])
-def test_masks(block_size):
+def test_masks(block_size, shift):
     q, k, v = qkv((2, 3, 11, 4), 11)
     rng = np.random.default_rng(1)
     lengths = [11, 6]
@@ -62,7 +74,7 @@ def test_masks(block_size):
                                    rtol=1e-12, atol=1e-12, err_msg=name)
 
 
-def test_rows_with_no_permitted_key_are_zeros():
+def test_rows_with_no_permitted_key_are_zeros(shift):
     q, k, v = qkv((6, 4), 9)
     mask = np.ones((6, 9), bool)
     mask[[0, 3]] = False  # rows 0 and 3: no permitted key
@@ -83,7 +95,7 @@ def test_mask_adds_leading_dims():
     np.testing.assert_allclose(out, reference(q, k, v, mask), atol=1e-12)
 
 
-def test_broadcast_leading_dims():
+def test_broadcast_leading_dims(shift):
     rng = np.random.default_rng(3)
     q = rng.normal(size=(2, 1, 5, 4))
     k, v = rng.normal(size=(3, 7, 4)), rng.normal(size=(3, 7, 2))
@@ -99,7 +111,7 @@ def test_large_scores_are_stable():
     np.testing.assert_allclose(out, reference(q * 30, k * 30, v), atol=1e-10)
 
 
-def test_scale_and_dtypes():
+def test_scale_and_dtypes(shift):
     q, k, v = qkv((8, 4), 8, dtype=np.float32)
     out = blockwise_attention(q, k, v, 3)
     assert out.dtype == np.float32
