@@ -153,3 +153,33 @@ def test_constructor_checks():
     d = HeadsDashboard(tokens=("refund", "please"), num_heads=8, head=7, causal=True, seed=3)
     assert d.weights.shape == (8, 2, 2) and d.head == 7
     d.close()
+
+
+def weight_bars(d):
+    """The colour bars of the dashboard's figure drawn for the large heatmap's image (its norm)."""
+    bars = [ax._colorbar for ax in d.fig.axes if getattr(ax, "_colorbar", None) is not None]
+    return [bar for bar in bars if bar.mappable is d.big_heatmap.image or bar.norm is d.big_heatmap.image.norm]
+
+
+def assert_one_weight_bar_from_0_to_1(d, moved):
+    bars = weight_bars(d)
+    assert len(bars) == 1, f"after {moved}: {len(bars)} colour bars tied to the large heatmap's norm (1 expected)"
+    bar = bars[0]
+    assert bar.ax.get_visible() and bar.ax in d.fig.axes, moved
+    assert (bar.norm.vmin, bar.norm.vmax) == (0.0, 1.0) == (d.big_heatmap.image.norm.vmin, d.big_heatmap.image.norm.vmax)
+    assert tuple(sorted(bar.ax.get_ylim())) == (0.0, 1.0), moved
+    assert bar.cmap.name == cu.style.HEATMAP_CMAP and "weight" in bar.ax.get_ylabel(), moved
+
+
+def test_the_large_heatmap_has_its_own_colour_bar_from_0_to_1_after_every_control(dashboard):
+    """A learner reads what a shade of the large heatmap means (weights 0 to 1) at every setting."""
+    assert_one_weight_bar_from_0_to_1(dashboard, "the start")
+    axes_before = list(dashboard.fig.axes)
+    for name, value in [("num_heads", 8), ("head", 5), ("causal", True), ("num_heads", 1), ("causal", False)]:
+        dashboard.controls[name].value = value  # a user's move
+        dashboard.render_png()
+        assert_one_weight_bar_from_0_to_1(dashboard, f"{name}={value}")
+        assert dashboard.fig.axes == axes_before, "a move added or removed an axes: the figure is built once"
+    (bar,) = weight_bars(dashboard)
+    if dashboard._layers is not None:  # drawn in the cached background: nothing of the bar is redrawn on a move
+        assert not {id(bar.ax), *map(id, bar.ax.get_children())} & dashboard._layers.dynamic

@@ -4,7 +4,8 @@
     The ticket "my charger is missing please" (wide seeded embeddings, d_model = 8) through one
     set of seeded projection matrices W_Q, W_K, W_V, W_O, split into 1, 2, 4 or 8 heads. Top: the
     weights of every head (the figure holds 8 small heatmaps; the unused ones are hidden). Bottom
-    left: the selected head, large, with its numbers. Bottom right: the concatenation of the
+    left: the selected head, large, with its numbers and a colour bar (attention weight, 0 to 1,
+    the scale of every heatmap of the figure). Bottom right: the concatenation of the
     heads' outputs, (T, d_model), before W_O, with the selected head's columns outlined. A
     checkbox applies the causal mask, shared by every head.
 
@@ -17,13 +18,13 @@ import numpy as np
 from matplotlib.patches import Rectangle
 
 from course_utils import style
-from course_utils.alt_text import fixed, heatmap_phrase, number
+from course_utils.alt_text import colour_scale, fixed, heatmap_phrase, number
 from course_utils.attention import scaled_dot_product_attention
 from course_utils.lessons.data import TICKET, embed_wide, random_projections
 from course_utils.lessons.heads import head_columns
 from course_utils.masks import causal_mask
 from course_utils.multihead import merge_heads, multi_head_attention, split_heads
-from course_utils.plots import attention_heatmap, blocked_cell_grid, update_heatmap
+from course_utils.plots import attention_heatmap, blocked_cell_grid, update_heatmap, weight_colorbar
 from course_utils.widgets._base import Dashboard, axis_below
 
 __all__ = ["HeadsDashboard", "HEAD_OPTIONS"]
@@ -70,6 +71,9 @@ class HeadsDashboard(Dashboard):
         The small heatmaps; only the first num_heads are visible.
     big_heatmap : course_utils.plots.Heatmap
         The selected head, large, with its numbers.
+    weight_bar : matplotlib.colorbar.Colorbar
+        The large heatmap's colour bar: attention weight from 0 to 1 (the small heatmaps share the scale). Drawn once,
+        part of the cached background.
     concat_image : AxesImage
     block_lines : list of 7 Line2D
         Separators between the heads' column blocks in the concatenation.
@@ -200,6 +204,8 @@ class HeadsDashboard(Dashboard):
         self.ax_big = fig.add_subplot(bottom[0, 0])
         self.big_heatmap = attention_heatmap(blank, self.tokens, self.tokens, ax=self.ax_big, annotate=True)
         self.big_hatches = blocked_cell_grid(self.ax_big, T)
+        # What a shade means, 0 to 1: static, so it stays in the cached background (no dynamic artist in its axes).
+        self.weight_bar = weight_colorbar(self.big_heatmap, shrink=0.8, pad=0.03)
         self.ax_concat = fig.add_subplot(bottom[0, 1])
         limit = self._concat_limit
         self.concat_image = self.ax_concat.imshow(
@@ -317,7 +323,8 @@ class HeadsDashboard(Dashboard):
             f"{h} head{'s' if h > 1 else ''} of width d_head = {d_head} (the same {4 * self.d_model * self.d_model} "
             f"parameters in W_Q, W_K, W_V, W_O), causal mask {'on' if causal else 'off'}. Top: a small heatmap of "
             f"each head's weights; each query's largest weight, head by head: {'; '.join(strongest)}. Bottom left, "
-            f"head {self.head} large, {heatmap_phrase(self.weights[self.head], self.tokens, self.tokens, allowed=self.mask)}. "
+            f"head {self.head} large, {heatmap_phrase(self.weights[self.head], self.tokens, self.tokens, allowed=self.mask)} "
+            f"(colour bar: attention weight from {colour_scale(style.HEATMAP_CMAP, 0.0, 1.0)}, for every heatmap above too). "
             f"Bottom right: the heads' outputs side by side before W_O, {T} × {self.d_model} values from "
             f"{number(self.concat.min())} to {number(self.concat.max())} (colour bar from {number(-self._concat_limit)} "
             f"to {number(self._concat_limit)}); head {self.head} fills columns {cols.start}:{cols.stop}."
