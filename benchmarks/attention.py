@@ -37,6 +37,7 @@ from course_utils.lessons.measure import peak_bytes, time_call  # noqa: E402
 
 B, H, D = 4, 8, 64
 LENGTHS = (64, 128, 256, 512, 1024, 2048, 4096)
+SETTLE_MAX_T = 1024  # up to here each timed call follows an untimed call of itself (see interleaved)
 NAIVE_MAX_T = 256  # the per-query Python loop is capped here (B * H * T Python iterations)
 GiB = 2 ** 30
 SDPA = "course_utils sdpa"
@@ -100,9 +101,10 @@ def _torch():
 
 
 def rounds_for(t, quick):
+    """Rounds at length t: more where a call takes milliseconds and a burst of load moves its median most."""
     if quick:
         return 1
-    return 7 if t <= 512 else 5 if t <= 1024 else 3
+    return 20 if t <= 256 else 10 if t <= 512 else 5 if t <= 1024 else 3
 
 
 def available_bytes():
@@ -117,11 +119,21 @@ def available_bytes():
     return None
 
 
-def interleaved(calls, rounds):
-    """Time ``calls`` (name -> callable) in interleaved rounds: name -> list of seconds, one per round."""
+def interleaved(calls, rounds, *, settle=False):
+    """Time ``calls`` (name -> callable) in interleaved rounds: name -> list of seconds, one per round.
+
+    ``settle=True``: each turn calls the callable once untimed, then times its second call, which runs right after
+    itself, as a learner's calls in a loop do. Without it, a call that runs right after a PyTorch call shares the
+    cores with PyTorch's OpenMP threads, which keep spinning for a while after their call: measured here,
+    course_utils' sdpa at T = 256 (float32) took 13.0-14.2 ms right after PyTorch's unfused path and 9.0-10.4 ms
+    right after itself; in a fixed order the implementation after PyTorch's would always pay for that. It matters
+    for calls of milliseconds, not for those of a second.
+    """
     times = {name: [] for name in calls}
     for _ in range(rounds):
         for name, call in calls.items():
+            if settle:
+                call()
             start = time.perf_counter()
             call()
             times[name].append(time.perf_counter() - start)
@@ -158,7 +170,7 @@ def run(quick=False, mem_cap=8 * GiB, lengths=LENGTHS):
                     row["note"] = f"OUTPUT DIFFERS from {SDPA}"
                 del out
                 calls[name] = call
-            for name, seconds in interleaved(calls, rounds_for(t, quick)).items():
+            for name, seconds in interleaved(calls, rounds_for(t, quick), settle=t <= SETTLE_MAX_T).items():
                 row = rows[name]
                 row["times"], row["median"] = seconds, statistics.median(seconds)
                 if not name.startswith("torch"):
@@ -308,8 +320,9 @@ def report(results, sweep_results, peak_16k, seconds_16k, load, path_md, path_pn
         "",
         f"Inputs: batch {B}, {H} heads, head width {D}; q, k, v of shape (B, H, T, {D}), same for every implementation.",
         "Time: the implementations of one (dtype, T) run in interleaved rounds (each round calls each once; "
-        "7 rounds up to T = 512, 5 up to 1024, 3 above; one warm-up call first); the time is the median "
-        "over the rounds.",
+        "20 rounds up to T = 256, 10 up to 512, 5 up to 1024, 3 above; one warm-up call first; up to "
+        f"T = {SETTLE_MAX_T} each timed call follows an untimed call of the same implementation, so that none pays "
+        "for PyTorch's threads, which spin on for a while after a call); the time is the median over the rounds.",
         "Ratios: time / time of PyTorch's fused `scaled_dot_product_attention` (or of unfused "
         "`softmax(QK^T/sqrt d) V` in PyTorch), measured in the same run. Below 1 = faster than PyTorch.",
         f"The naive per-query Python loop runs only up to T = {NAIVE_MAX_T}. "
