@@ -110,7 +110,29 @@ def normalised_with_wrong_sign(m, l, o, scores_block, v_block):
     return m_new, l_new, o_new
 
 
+def wrong_sign_with_early_return(m, l, o, scores_block, v_block):
+    """Handles the all-masked first block by returning early (right there), rescales by exp(m_new - m)."""
+    m_new = max(m, scores_block.max())
+    if m_new == -np.inf:
+        return m_new, l, o
+    alpha = np.exp(m_new - m)
+    p = np.exp(scores_block - m_new)
+    return m_new, alpha * l + p.sum(), alpha * o + p @ v_block
+
+
+def normalised_inside_with_early_return(m, l, o, scores_block, v_block):
+    m_new = max(m, scores_block.max())
+    if m_new == -np.inf:
+        return m_new, l, o
+    alpha = np.exp(m - m_new)
+    p = np.exp(scores_block - m_new)
+    l_new = alpha * l + p.sum()
+    return m_new, l_new, (alpha * o + p @ v_block) / l_new
+
+
 @pytest.mark.parametrize("fn, case, hint_word", [
+    (wrong_sign_with_early_return, 1, "wrong sign"),
+    (normalised_inside_with_early_return, 1, "Keep o unnormalised"),
     (no_rescale, 1, "multiply both by"),
     (rescale_sum_only, 1, "multiply both by"),
     (wrong_sign, 1, "wrong sign"),

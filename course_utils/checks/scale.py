@@ -58,9 +58,13 @@ def _m_new(got):
 
 def _update(rescale_l=True, rescale_o=True, normalise=False, **kw):
     """A (possibly buggy) update. normalise: False; True (``o_new / l_new``, the old o taken as a
-    sum); "kept normalised" (o taken as normalised: ``(rescale * l * o + p @ v_block) / l_new``)."""
+    sum); "kept normalised" (o taken as normalised: ``(rescale * l * o + p @ v_block) / l_new``).
+    guard (passed on to ``_parts``): True (shift by 0 while m_new is -inf), False (no guard), or
+    "early return" (``if m_new == -np.inf: return m_new, l, o``, the other way learners handle it)."""
     def buggy(m, l, o, scores_block, v_block):
         m_new, rescale, p = _parts(m, scores_block, **kw)
+        if kw.get("guard") == "early return" and m_new == _NEG_INF:
+            return m_new, l, o
         l_new = (rescale * l if rescale_l else l) + p.sum()
         old_o = o * l if normalise == "kept normalised" else o
         o_new = (rescale * old_o if rescale_o else old_o) + p @ v_block
@@ -70,6 +74,9 @@ def _update(rescale_l=True, rescale_o=True, normalise=False, **kw):
 
     return buggy
 
+
+# The ways a learner's update treats a first block whose keys are all masked (see _update).
+_GUARDS = (True, False, "early return")
 
 ONLINE_UPDATE_MISTAKES = (
     # Tried in this order on the failing case. The NaN mistake only shows on the all-masked first
@@ -99,7 +106,7 @@ ONLINE_UPDATE_MISTAKES = (
         "wrong sign",
         "The rescaling factor has the wrong sign: it is `np.exp(m - m_new)`, which is at most 1 "
         "(the old terms shrink when the maximum grows), not `np.exp(m_new - m)`.",
-        reproduce=(_update(sign=-1.0), _update(sign=-1.0, guard=False)),
+        reproduce=tuple(_update(sign=-1.0, guard=guard) for guard in _GUARDS),
     ),
     KnownMistake(
         "max not updated",
@@ -118,7 +125,7 @@ ONLINE_UPDATE_MISTAKES = (
         "Keep o unnormalised: `o_new = rescale * o + p @ v_block`. Divide by l only once, after the "
         "last block (`output = o / l`). Dividing inside the update mixes a normalised old o with "
         "unnormalised new terms.",
-        reproduce=(_update(normalise=True), _update(normalise=True, guard=False)),
+        reproduce=tuple(_update(normalise=True, guard=guard) for guard in _GUARDS),
     ),
     KnownMistake(
         "normalised inside, wrong sign",
@@ -128,7 +135,7 @@ ONLINE_UPDATE_MISTAKES = (
         "rescaling factor has the wrong sign: it is `np.exp(m - m_new)`, at most 1 (the old terms "
         "shrink when the maximum grows), not `np.exp(m_new - m)`.",
         reproduce=tuple(_update(sign=-1.0, normalise=how, guard=guard)
-                        for how in ("kept normalised", True) for guard in (True, False)),
+                        for how in ("kept normalised", True) for guard in _GUARDS),
     ),
 )
 
