@@ -535,8 +535,8 @@ MULTI_HEAD_ATTENTION_MISTAKES = (
         "product refuses the shapes",
         "A matrix product refused its shapes (the 'where' line shows which). Usual causes: the rows of "
         "a projection instead of its columns (head h uses `w_q[:, cols]`, not `w_q[cols]`); `k.T` on "
-        "arrays with a heads axis (use `np.swapaxes(k, -1, -2)`); W_O applied to one head's d_head "
-        "columns (it multiplies the merged (T, d_model) heads).",
+        "arrays with a batch or heads axis (it reverses every axis; use `np.swapaxes(k, -1, -2)`); W_O "
+        "applied to one head's d_head columns (it multiplies the merged (T, d_model) heads).",
         error=error_message_contains("matmul", "not aligned", "mismatch in its core dimension",
                                      error_type=ValueError),
     ),

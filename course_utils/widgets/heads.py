@@ -214,7 +214,7 @@ class HeadsDashboard(Dashboard):
         self.ax_concat.set_yticks(range(T), self.tokens)
         self.ax_concat.set_xticks(range(self.d_model))
         self.ax_concat.set_xlabel(f"column of the concatenation (d_model = {self.d_model})")
-        fig.colorbar(self.concat_image, ax=self.ax_concat, shrink=0.8, pad=0.02, label="value")
+        fig.colorbar(self.concat_image, ax=self.ax_concat, shrink=0.8, pad=0.02, label="head output entry")
         self.block_lines = [
             self.ax_concat.axvline(j - 0.5, color="black", linewidth=2.0) for j in range(1, self.d_model)
         ]
@@ -223,7 +223,8 @@ class HeadsDashboard(Dashboard):
         )
         self.ax_concat.add_patch(self.selection_box)
         self.summary = fig.text(0.5, 0.99, "", ha="center", va="top", fontsize=style.FONT_TITLE)
-        fig.text(0.5, 0.945, "every head's weights (rows: queries, columns: keys, in the order of the large plot)",
+        fig.text(0.5, 0.945,
+                 "every head's weights (rows: queries, columns: keys, in the order and colour scale of the large plot)",
                  ha="center", va="top", fontsize=style.FONT_NOTE, color=style.DARK_GREY)
         axis_below(self.ax_big, self.ax_concat)  # tick labels in the cached background, under the images
 
