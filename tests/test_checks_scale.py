@@ -130,7 +130,18 @@ def normalised_inside_with_early_return(m, l, o, scores_block, v_block):
     return m_new, l_new, (alpha * o + p @ v_block) / l_new
 
 
+def kept_normalised(m, l, o, scores_block, v_block):
+    """Keeps o normalised, correctly for that convention (the old o times l), with the right sign."""
+    m_new = max(m, scores_block.max())
+    shift = 0.0 if m_new == -np.inf else m_new
+    alpha = np.exp(m - shift)
+    p = np.exp(scores_block - shift)
+    l_new = alpha * l + p.sum()
+    return m_new, l_new, (alpha * l * o + p @ v_block) / l_new if l_new > 0 else o
+
+
 @pytest.mark.parametrize("fn, case, hint_word", [
+    (kept_normalised, 1, "You keep o normalised"),
     (wrong_sign_with_early_return, 1, "wrong sign"),
     (normalised_inside_with_early_return, 1, "Keep o unnormalised"),
     (no_rescale, 1, "multiply both by"),
@@ -149,7 +160,7 @@ def test_mistakes_get_their_hint(fn, case, hint_word):
 def test_every_known_mistake_is_tested():
     names = {m.name for m in ONLINE_UPDATE_MISTAKES}
     assert names == {"no rescale", "wrong sign", "max not updated", "nan on an all-masked first block",
-                     "normalised inside", "normalised inside, wrong sign"}
+                     "normalised inside", "kept normalised", "normalised inside, wrong sign"}
 
 
 def test_normalised_with_wrong_sign_is_told_both_mistakes():

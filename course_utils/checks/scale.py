@@ -128,6 +128,14 @@ ONLINE_UPDATE_MISTAKES = (
         reproduce=tuple(_update(normalise=True, guard=guard) for guard in _GUARDS),
     ),
     KnownMistake(
+        "kept normalised",
+        "You keep o normalised: the old o times l, plus the new terms, divided by l_new. That is a "
+        "sound algorithm, but not this exercise's: here o is the running *unnormalised* output (the o "
+        "you are given is a plain weighted sum, and the division by l comes once, after the last "
+        "block). Return `o_new = rescale * o + p @ v_block`, without dividing.",
+        reproduce=tuple(_update(normalise="kept normalised", guard=guard) for guard in _GUARDS),
+    ),
+    KnownMistake(
         "normalised inside, wrong sign",
         "Two things. You divide by l inside the update, to keep o normalised: here o is the running "
         "*unnormalised* output (the o you are given is a plain weighted sum), so add the new block "

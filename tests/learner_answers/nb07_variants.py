@@ -153,3 +153,16 @@ def var_online_in_place_divide_inverted_rescale(m, l, o, scores_block, v_block):
     l_new = l * np.exp(shift - m) + np.sum(p)
     o_new /= l_new
     return m_new, l_new, o_new
+
+
+# -- kept normalised
+@answer("online_update", kind="variant", expect="kept normalised",
+        note="a normalised running output, updated by weighting the old one by l / l_new (the right sign)")
+def var_online_weighted_average(m, l, o, scores_block, v_block):
+    m_new = max(m, float(np.max(scores_block)))
+    if m_new == -np.inf:
+        return m_new, l, o  # nothing permitted yet
+    alpha = np.exp(m - m_new)
+    p = np.exp(scores_block - m_new)
+    l_new = alpha * l + p.sum()
+    return m_new, l_new, (alpha * l / l_new) * o + (p / l_new) @ v_block
