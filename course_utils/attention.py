@@ -163,7 +163,7 @@ def _sdpa_by_rows(q, k, v, lead, mask, scale):
     dtype = np.result_type(q, k)  # of the scores (scale is a Python float)
     weights = np.empty(lead + (t_q, t_k), dtype=dtype)  # (..., T_q, T_k): the scores, then the weights
     output = np.empty(lead + (t_q, v.shape[-1]), dtype=np.result_type(weights, v))  # (..., T_q, d_v)
-    unshifted = (mask is None or mask.dtype == np.bool_) and scores_are_small(q, k, scale, dtype)
+    unshifted = scores_are_small(q, k, scale, dtype, mask)
     check = not unshifted and not scores_cannot_overflow(q, k, scale, dtype)  # huge inputs: check every score
     k_t = np.swapaxes(k, -1, -2)  # (..., d_k, T_k): a view
     if mask is not None:
@@ -197,7 +197,7 @@ def _sdpa_by_rows(q, k, v, lead, mask, scale):
     return output, weights
 
 
-def scores_are_small(q, k, scale, dtype):
+def scores_are_small(q, k, scale, dtype, mask=None):
     """Whether every score is so small that its softmax needs no shift by the row's maximum.
 
     By Cauchy-Schwarz every score ``|q_i . k_j * scale|`` is at most ``c = max_i |q_i| * max_j |k_j| * |scale|``.
@@ -210,13 +210,18 @@ def scores_are_small(q, k, scale, dtype):
     ----------
     q, k, scale, dtype
         As for ``scores_cannot_overflow`` (below); only float32 and float64 scores are considered.
+    mask : None or ndarray, optional
+        The attention mask, as ``as_mask`` returns it: a boolean mask only removes scores (-inf, exp 0),
+        a float mask may add any bias, so with one the answer is False.
 
     Returns
     -------
     bool
-        True: no shift is needed. False: a score may be large (long vectors; norms that overflow), the dtype
-        is another, or there is no score at all.
+        True: no shift is needed. False: a score may be large (long vectors; norms that overflow; a float
+        mask), the dtype is another, or there is no score at all.
     """
+    if mask is not None and mask.dtype != np.bool_:
+        return False
     if dtype not in (np.float32, np.float64) or q.size == 0 or k.size == 0:
         return False
     with np.errstate(over="ignore", invalid="ignore"):

@@ -184,8 +184,7 @@ def _blockwise_unchecked(q, k, v, lead, block_q, block_k, mask, scale):
     if t_k == 0:  # no key at all: every row has no permitted key
         return np.zeros(lead + (t_q, d_v), dtype=out_dtype)
     q, k, v = (x.astype(dtype, copy=False) for x in (q, k, v))  # float16 -> float32; else no copy
-    # Small scores (no float mask, which may add any bias): shift by 0 throughout, no running maximum needed.
-    unshifted = (mask is None or mask.dtype == np.bool_) and scores_are_small(q, k, scale, dtype)
+    unshifted = scores_are_small(q, k, scale, dtype, mask)  # small scores: shift by 0 throughout, no running maximum
     check_tiles = not unshifted and not scores_cannot_overflow(q, k, scale, dtype)  # huge inputs: check every tile
     if mask is not None:
         mask = mask.reshape((1,) * (2 - mask.ndim) + mask.shape)  # at least (..., T_q or 1, T_k or 1)

@@ -354,6 +354,9 @@ def test_scores_are_small_bounds_every_score_and_refuses_long_vectors():
     assert not scores_are_small(huge, huge, 1e-30, np.float32)
     assert not scores_are_small(q.astype(np.float16), k.astype(np.float16), 0.01, np.float16)
     assert not scores_are_small(np.zeros((0, 4)), k, 0.2, np.float64)
+    # a boolean mask only removes scores; a float mask may add any bias
+    assert scores_are_small(q, k, 0.2, np.float64, np.ones((2, 3), bool))
+    assert not scores_are_small(q, k, 0.2, np.float64, np.zeros((2, 3)))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
