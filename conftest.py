@@ -35,6 +35,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import nbformat
@@ -52,6 +53,7 @@ CHECK_TAG = "nbval-check-output"
 GUARD_DIR = ROOT / "tests" / "offline_guard"  # sitecustomize.py: the network guard
 FIGURE_AUDIT = ROOT / "tests" / "figure_audit.py"  # records the figures of a kernel (test_figure_colours_and_text)
 FIGURE_TEST = ROOT / "tests" / "test_figure_colours_and_text.py"
+BROWSER_TEST = ROOT / "tests" / "test_browser.py"
 OFFLINE_TEST = ROOT / "tests" / "test_offline.py"
 # numpy's print options before any test ran (numpy's defaults): docstring examples print with these.
 NUMPY_PRINT_OPTIONS = np.get_printoptions()
@@ -82,18 +84,41 @@ def offline_kernels(request) -> "OfflineKernels":
 
 def pytest_collection_modifyitems(session, config, items):
     """tests/test_offline.py and tests/test_figure_colours_and_text.py after the notebooks when they run together:
-    they read what the notebooks' runs recorded (each module kept in one piece: their fixtures are module-scoped)."""
-    if not any(isinstance(item, IPyNbCell) and isinstance(item.parent, CourseNotebook) for item in items):
-        return
-    readers = (FIGURE_TEST, OFFLINE_TEST)
-    moved = [item for reader in readers for item in items if item.path == reader]
-    if moved:
-        items[:] = [item for item in items if item.path not in readers] + moved
+    they read what the notebooks' runs recorded (each module kept in one piece: their fixtures are module-scoped).
+    tests/test_browser.py last of all: its notebooks are driven in the background from the session's start
+    (:func:`pytest_collection_finish`), and each of its tests waits for its notebook's result."""
+    if any(isinstance(item, IPyNbCell) and isinstance(item.parent, CourseNotebook) for item in items):
+        readers = (FIGURE_TEST, OFFLINE_TEST)
+        moved = [item for reader in readers for item in items if item.path == reader]
+        if moved:
+            items[:] = [item for item in items if item.path not in readers] + moved
+    browser = [item for item in items if item.path == BROWSER_TEST]
+    if browser:
+        items[:] = [item for item in items if item.path != BROWSER_TEST] + browser
+
+
+def pytest_collection_finish(session):
+    """Start the browser test's notebooks (tests/test_browser.py's ``start_in_background``) before the first test
+    runs, so that they are driven in both frontends while the other tests run."""
+    browser = [item for item in session.items if item.path == BROWSER_TEST]
+    if browser and not session.config.option.collectonly:
+        session.config.course_browser = browser[0].module.start_in_background(browser)
+    session.config.course_tests_started = time.monotonic()  # (tests/test_browser.py checks the order)
+
+
+def pytest_sessionfinish(session):
+    """Stop the browser test's servers and browsers; its time goes into the time summary."""
+    background = getattr(session.config, "course_browser", None)
+    if background is not None:
+        session.config.course_browser = None
+        _BACKGROUND_SECONDS["browser"] = background.stop()
 
 
 #: Where the suite's time goes (printed at the end of a run): part -> seconds of setup, call and teardown, summed.
 _SECONDS_BY_PART = {}
 _SECONDS_BY_FILE = {}
+#: part -> seconds it ran in the background, alongside the other tests (the browser test: from the start to its end)
+_BACKGROUND_SECONDS = {}
 
 
 def part_of(path: str) -> str:
@@ -111,6 +136,9 @@ def pytest_terminal_summary(terminalreporter):
     parts = sorted(_SECONDS_BY_PART.items(), key=lambda item: -item[1])
     terminalreporter.write_line("time per part: " + ", ".join(f"{part} {seconds:.0f} s" for part, seconds in parts)
                                 + f" (total {sum(_SECONDS_BY_PART.values()):.0f} s)")
+    for part, seconds in _BACKGROUND_SECONDS.items():
+        terminalreporter.write_line(f"{part}: driven in the background for {seconds:.0f} s, alongside the other tests "
+                                    f"(its tests' own time above is the wait for results left at the end)")
     slowest = sorted(_SECONDS_BY_FILE.items(), key=lambda item: -item[1])[:8]
     terminalreporter.write_line("slowest files: " + ", ".join(f"{path} {seconds:.0f} s" for path, seconds in slowest))
 

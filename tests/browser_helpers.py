@@ -27,6 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 TOKEN = "course-browser-test"
+#: How often a wait re-checks its condition in the page, in ms. Playwright's default re-checks on every animation frame,
+#: which keeps Chromium's renderer drawing frames for the whole wait (during Run All, seconds per notebook).
+POLL_MS = 50
 
 
 @dataclass(frozen=True)
@@ -147,7 +150,7 @@ def wait_idle(page, timeout_ms=120_000):
             const kernel = widget && widget.sessionContext && widget.sessionContext.session
                            && widget.sessionContext.session.kernel;
             return !!kernel && kernel.connectionStatus === 'connected' && kernel.status === 'idle';
-        }""", timeout=timeout_ms)
+        }""", timeout=timeout_ms, polling=POLL_MS)
 
 
 def open_notebook(page, server, relative_path):
@@ -169,7 +172,7 @@ def open_notebook(page, server, relative_path):
     page.wait_for_function(
         "(name) => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
         " return !!w && !!w.context && w.context.path.endsWith(name) && w.content.widgets.length > 0; }",
-        arg=Path(relative_path).name, timeout=60_000)
+        arg=Path(relative_path).name, timeout=60_000, polling=POLL_MS)
     wait_idle(page)
     panel_id = page.evaluate("() => window.jupyterapp.shell.currentWidget.id")
     return page.locator(f'[id="{panel_id}"]')  # every query stays inside this notebook
@@ -196,7 +199,7 @@ def wait_for_dashboards(page, timeout_ms=30_000):
             return cell.node.querySelector('.course-dashboard') && img && img.complete && img.naturalWidth > 0;
         });
         return shown ? {count: cells.length} : false;
-    }""", timeout=timeout_ms).json_value()["count"]
+    }""", timeout=timeout_ms, polling=POLL_MS).json_value()["count"]
 
 
 def news_setting(page):
@@ -275,14 +278,15 @@ def select_cell_in_command_mode(page, panel, cell):
         notebook.activeCellIndex = index;
         notebook.activeCell.node.focus();  // as in command mode; activate() keeps a focus already inside the notebook
     }""", index)
-    page.wait_for_function("(cell) => document.activeElement === cell", arg=cell.element_handle(), timeout=5_000)
+    page.wait_for_function("(cell) => document.activeElement === cell", arg=cell.element_handle(), timeout=5_000,
+                           polling=POLL_MS)
 
 
 def _wait_for_new_picture(page, cell, old_src, timeout_ms=15_000):
     page.wait_for_function(
         """([cell, old]) => { const img = cell.querySelector('.jp-OutputArea-output img');
             return img !== null && img.getAttribute('src') !== old && img.complete && img.naturalWidth > 0; }""",
-        arg=[cell.element_handle(), old_src], timeout=timeout_ms)
+        arg=[cell.element_handle(), old_src], timeout=timeout_ms, polling=POLL_MS)
 
 
 def operate_by_keyboard(page, panel, cell, frontend, label, *, arrows_on_first_slider=False):

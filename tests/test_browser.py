@@ -1,9 +1,12 @@
 """End-to-end: every learner notebook in a real JupyterLab and a real Notebook 7, driven in headless Chromium.
 
 One server per frontend (``python -m jupyterlab``, ``python -m notebook``) on a scratch copy of notebooks/,
-so nothing is saved into the repository; every notebook of a frontend opens in that one server. The two frontends
-work at the same time: JupyterLab's notebooks are driven in pytest's thread, Notebook 7's in a thread of its own
-with its own Chromium (``Alongside``), and each Notebook 7 test reports its own notebook's result. For each
+so nothing is saved into the repository; every notebook of a frontend opens in that one server. Both frontends are
+driven in the background from the start of the session (conftest.py calls :func:`start_in_background` once the
+tests are collected), each in a thread of its own with its own Chromium (``Alongside``), while pytest's thread runs
+the other tests: on 2 cores the browser test alone keeps them about 96 % busy, the rest of the suite about half,
+and each alone leaves gaps the other fills. conftest.py runs these tests last; each waits for its own notebook's
+result and reports it (its summary line, or the very error the notebook raised). For each
 notebook, in each frontend:
 
 - open it, Run All, wait for the kernel, assert no cell raised;
@@ -92,34 +95,12 @@ def _missing_browser_reason():
     return None
 
 
-@pytest.fixture(scope="module")
-def browser():
+def _skip_or_fail_without_a_browser():
     reason = _missing_browser_reason()
     if reason:
         if os.environ.get("COURSE_REQUIRE_BROWSER") == "1":
             pytest.fail(f"browser test required (COURSE_REQUIRE_BROWSER=1) but {reason}")
         pytest.skip(f"browser test skipped: {reason}")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
-
-
-@pytest.fixture(scope="module")
-def servers(request, tmp_path_factory):
-    """frontend key -> Server: one per frontend this run needs, all started at once (they start in parallel)."""
-    if _missing_browser_reason():  # let the browser fixture decide between skip and fail
-        yield {}
-        return
-    needed = {item.callspec.params["frontend"] for item in request.session.items
-              if getattr(item, "module", None) is request.module and hasattr(item, "callspec")}
-    started = {key: Server(FRONTENDS[key], tmp_path_factory.mktemp(key), ROOT / "notebooks")
-               for key in FRONTENDS if key in needed}
-    yield started
-    for server in started.values():
-        server.stop()
 
 
 class Pages:
@@ -140,36 +121,14 @@ class Pages:
             page.context.close()
 
 
-@pytest.fixture(scope="module")
-def pages(browser):
-    made = Pages(browser)
-    yield made
-    made.close()
-
-
-@pytest.fixture(scope="module")
-def kernels_ahead():
-    """frontend key -> (notebook name, kernel id): the kernel started ahead for the next notebook of that frontend."""
-    return {}
-
-
-def selected_cases(request):
-    """(frontend, notebook) of every browser test of this session, in order."""
-    return [(item.callspec.params["frontend"], item.callspec.params["notebook"]) for item in request.session.items
-            if getattr(item, "module", None) is request.module and hasattr(item, "callspec")]
-
-
-def next_notebook(cases, frontend, notebook):
-    """The notebook ``frontend`` opens after ``notebook`` in ``cases``, or None."""
-    mine = [nb for key, nb in cases if key == frontend]
-    later = mine[mine.index(notebook) + 1:] if notebook in mine else []
-    return later[0] if later else None
+def selected_cases(items):
+    """(frontend, notebook) of every browser test among ``items`` (a session's), in order."""
+    return [(item.callspec.params["frontend"], item.callspec.params["notebook"]) for item in items
+            if item.path == Path(__file__) and hasattr(item, "callspec") and "frontend" in item.callspec.params]
 
 
 class Alongside:
-    """Drives every notebook of one frontend in a thread of its own (its own Playwright and Chromium), while the
-    main thread drives the other frontend's: the two frontends' servers, kernels and pages work at the same time
-    (on 2 cores, one frontend alone leaves much of the machine idle, waiting on its kernel or its page). Each test of
+    """Drives every notebook of one frontend in a thread of its own (its own Playwright and Chromium). Each test of
     that frontend waits for its notebook's result and reports it: the summary line, or the very exception (an
     assertion's included) the notebook raised."""
 
@@ -181,6 +140,7 @@ class Alongside:
         self.frontend, self.notebooks, self.work, self.launch = frontend, notebooks, work, launch
         self.results, self.done = {}, {nb: threading.Event() for nb in notebooks}
         self.stopping = threading.Event()
+        self.finished = None  #: time.monotonic() when the last notebook was done
         self.thread = threading.Thread(target=self._run, name=f"browser-{frontend}", daemon=True)
         self.thread.start()
 
@@ -214,6 +174,8 @@ class Alongside:
             for notebook, event in self.done.items():
                 self.results.setdefault(notebook, ("error", error))
                 event.set()
+        finally:
+            self.finished = time.monotonic()
 
     def result(self, notebook, timeout=900):
         """The summary line of ``notebook``'s run; raise what the run raised."""
@@ -229,19 +191,55 @@ class Alongside:
         self.thread.join(timeout=120)
 
 
+class Background:
+    """Every selected notebook of every frontend, driven from the start of the session (see
+    :func:`start_in_background`): one server and one :class:`Alongside` per frontend, all at the same time."""
+
+    def __init__(self, cases, scratch: Path):
+        self.scratch, self.started = scratch, time.monotonic()
+        order = list(dict.fromkeys(frontend for frontend, _ in cases))
+        self.servers = {key: Server(FRONTENDS[key], scratch / key, ROOT / "notebooks") for key in order}
+        self.runners = {key: Alongside(key, [nb for f, nb in cases if f == key], self._work_in(key)) for key in order}
+
+    def _work_in(self, frontend):
+        return lambda pages, ahead, notebook, following: drive(pages, self.servers, ahead, frontend, notebook, following)
+
+    def result(self, frontend, notebook):
+        return self.runners[frontend].result(notebook)
+
+    def stop(self) -> float:
+        """Stop the runners (after the notebook each is driving), then the servers; the seconds from the start until
+        the last runner was done (or until now, when one was still running)."""
+        for runner in self.runners.values():
+            runner.stop()
+        for server in self.servers.values():
+            server.stop()
+        ends = [runner.finished or time.monotonic() for runner in self.runners.values()]
+        shutil.rmtree(self.scratch, ignore_errors=True)
+        return max(ends, default=self.started) - self.started
+
+
+def start_in_background(items) -> Background | None:
+    """Called by conftest.py once the session's tests are collected, before the first one runs: when ``items``
+    include browser tests and the browser is at hand, start driving their notebooks now, in threads, while the
+    other tests run in pytest's thread (on 2 cores the browser test alone leaves about one core idle: it mostly
+    waits on its kernels and pages). conftest.py moves the browser tests to the end of the session, where each
+    waits for its notebook's result. None when there is nothing to start (the tests then skip or fail)."""
+    import tempfile
+
+    cases = selected_cases(items)
+    if not cases or _missing_browser_reason():
+        return None
+    return Background(cases, Path(tempfile.mkdtemp(prefix="course-browser-")))
+
+
 @pytest.fixture(scope="module")
-def alongside(request, browser, servers):
-    """frontend key -> Alongside, for every frontend this run needs but the first (driven in the main thread)."""
-    cases = selected_cases(request)
-    order = list(dict.fromkeys(frontend for frontend, _ in cases))
-
-    def work_in(frontend):
-        return lambda pages, ahead, notebook, following: drive(pages, servers, ahead, frontend, notebook, following)
-
-    started = {key: Alongside(key, [nb for f, nb in cases if f == key], work_in(key)) for key in order[1:]}
-    yield started
-    for runner in started.values():
-        runner.stop()
+def background(request):
+    """The session's :class:`Background` (started by conftest.py through :func:`start_in_background`)."""
+    _skip_or_fail_without_a_browser()
+    started = getattr(request.config, "course_browser", None)
+    assert started is not None, "conftest.py did not start the browser test's notebooks (start_in_background)"
+    return started
 
 
 def test_a_frontend_driven_alongside_reports_each_notebooks_own_result_in_its_test():
@@ -263,6 +261,22 @@ def test_a_frontend_driven_alongside_reports_each_notebooks_own_result_in_its_te
     finally:
         runner.stop()
     assert seen == [("a", "b"), ("b", "c"), ("c", None)]
+    assert runner.finished is not None
+
+
+def test_the_browser_tests_run_last_with_their_notebooks_started_at_the_session_start(request):
+    """conftest.py moves this module's tests after every other test, and starts their notebooks (one runner per
+    frontend selected) before the first test of the session ran."""
+    items = request.session.items
+    mine = [item for item in items if item.path == Path(__file__)]
+    assert items[len(items) - len(mine):] == mine, "a test of another module runs after the browser tests"
+    frontends = {frontend for frontend, _ in selected_cases(items)}
+    background = getattr(request.config, "course_browser", None)
+    if not frontends or _missing_browser_reason():
+        assert background is None
+        return
+    assert background is not None and set(background.runners) == frontends
+    assert background.started <= request.config.course_tests_started, "started after the first test"
 
 
 def kernel_name(notebook):
@@ -270,14 +284,8 @@ def kernel_name(notebook):
 
 
 @pytest.mark.parametrize(("frontend", "notebook"), CASES, ids=[f"{f}-{nb.stem}" for f, nb in CASES])
-def test_notebook_runs_and_every_control_works_from_the_keyboard(request, browser, servers, pages, kernels_ahead,
-                                                                 alongside, frontend, notebook):
-    if frontend in alongside:
-        summary = alongside[frontend].result(notebook)
-    else:
-        summary = drive(pages, servers, kernels_ahead, frontend, notebook,
-                        next_notebook(selected_cases(request), frontend, notebook))
-    print(summary)
+def test_notebook_runs_and_every_control_works_from_the_keyboard(background, frontend, notebook):
+    print(background.result(frontend, notebook))
 
 
 def drive(pages, servers, kernels_ahead, frontend, notebook, following):
