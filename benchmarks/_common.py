@@ -12,6 +12,15 @@ import numpy as np
 
 RESULTS = Path(__file__).resolve().parent / "results"
 ROOT = RESULTS.parent.parent
+#: Where a goal that is not met is explained (measured best, what was tried, why it stops), relative to RESULTS.
+PERFORMANCE_DOC = "../../docs/performance.md"
+
+
+def verdict(ok, why=None):
+    """"goal met", or "not met" linked to the section ``why`` (a heading's anchor) of docs/performance.md."""
+    if ok:
+        return "goal met"
+    return f"not met ([why]({PERFORMANCE_DOC}#{why}))" if why else "not met"
 
 
 def blas_info():

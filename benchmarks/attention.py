@@ -236,23 +236,22 @@ def goal_rows(results):
     for dtype in dtypes:
         for t in lengths:
             rows.append(_goal_row(f"blockwise (default) / fused <= {limit}", limit, dtype, t,
-                                  by.get((dtype, t, BLOCKWISE)), by.get((dtype, t, FUSED))))
+                                  by.get((dtype, t, BLOCKWISE)), by.get((dtype, t, FUSED)), why="blockwise-attention"))
     limit, dtypes, t_min = SDPA_GOAL
     for dtype in dtypes:
         for t in sorted({r["T"] for r in results if r["T"] >= t_min}):
             rows.append(_goal_row(f"sdpa (with weights) / unfused <= {limit}", limit, dtype, t,
-                                  by.get((dtype, t, SDPA)), by.get((dtype, t, UNFUSED))))
+                                  by.get((dtype, t, SDPA)), by.get((dtype, t, UNFUSED)), why="scaled-dot-product-attention"))
     return rows
 
 
-def _goal_row(goal, limit, dtype, t, ours, theirs):
+def _goal_row(goal, limit, dtype, t, ours, theirs, why=None):
     r = _ratio(ours, theirs)
     ms = ["-" if x is None or x["median"] is None else f"{x['median'] * 1000:.1f}" for x in (ours, theirs)]
     if r is None:
         note = (ours or {}).get("note") or (theirs or {}).get("note") or "not measured"
         return [goal, dtype, t, *ms, "-", "-", f"not measured ({note})"]
-    verdict = "goal met" if r[0] <= limit else "not met"
-    return [goal, dtype, t, *ms, f"{r[0]:.2f}", f"{r[1]:.2f} ({r[2]:.2f}-{r[3]:.2f})", verdict]
+    return [goal, dtype, t, *ms, f"{r[0]:.2f}", f"{r[1]:.2f} ({r[2]:.2f}-{r[3]:.2f})", _common.verdict(r[0] <= limit, why)]
 
 
 def sweep_rows(sweep_results):

@@ -120,10 +120,6 @@ def profile_rows(runs_of_label, top=3):
     return rows
 
 
-def verdict(ok):
-    return "goal met" if ok else "not met"
-
-
 def report(runs, before_name, after_name, rounds, load):
     after_medians, after_total, after_median, after_rounds = summary(runs["after"])
     has_before = "before" in runs
@@ -158,13 +154,13 @@ def report(runs, before_name, after_name, rounds, load):
         ratio = after_total / before_total
         per_round = [a / b for a, b in zip(after_rounds, before_rounds)]
         goals.append(f"- Total: after {after_total:.1f} s / before {before_total:.1f} s = **{ratio:.2f}** (goal <= "
-                     f"{TOTAL_GOAL}: {verdict(ratio <= TOTAL_GOAL)}); per round "
+                     f"{TOTAL_GOAL}: {_common.verdict(ratio <= TOTAL_GOAL, 'notebooks-total')}); per round "
                      + ", ".join(f"{x:.2f}" for x in per_round) + ".")
         before_worst = max(before_medians, key=before_medians.get)
         goals.append(f"- Before, the slowest notebook: {before_worst}, {before_medians[before_worst] / before_median:.2f} "
                      f"x the median notebook ({before_median:.1f} s).")
     goals.append(f"- After, the slowest notebook: {worst_stem}, **{worst:.2f}** x the median notebook "
-                 f"({after_median:.1f} s) (goal <= {SPREAD_GOAL}: {verdict(worst <= SPREAD_GOAL)}).")
+                 f"({after_median:.1f} s) (goal <= {SPREAD_GOAL}: {_common.verdict(worst <= SPREAD_GOAL)}).")
     text = [
         "# Notebook run times",
         "",
