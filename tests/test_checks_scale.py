@@ -140,7 +140,26 @@ def kept_normalised(m, l, o, scores_block, v_block):
     return m_new, l_new, (alpha * l * o + p @ v_block) / l_new if l_new > 0 else o
 
 
+def wrong_sign_guarding_the_rescale_only(m, l, o, scores_block, v_block):
+    """The wrong sign, with the rescale set to 0 while m is -inf (so the first block comes out right)."""
+    m_new = max(m, scores_block.max())
+    shift = 0.0 if m_new == -np.inf else m_new
+    alpha = np.exp(shift - m) if m > -np.inf else 0.0
+    p = np.exp(scores_block - shift)
+    return m_new, alpha * l + p.sum(), alpha * o + p @ v_block
+
+
+def p_by_old_max(m, l, o, scores_block, v_block):
+    m_new = max(m, scores_block.max())
+    shift = 0.0 if m_new == -np.inf else m_new
+    alpha = np.exp(m - shift)
+    p = np.exp(scores_block - m)
+    return m_new, alpha * l + p.sum(), alpha * o + p @ v_block
+
+
 @pytest.mark.parametrize("fn, case, hint_word", [
+    (wrong_sign_guarding_the_rescale_only, 1, "wrong sign"),
+    (p_by_old_max, 1, "by the new maximum"),
     (kept_normalised, 1, "You keep o normalised"),
     (wrong_sign_with_early_return, 1, "wrong sign"),
     (normalised_inside_with_early_return, 1, "Keep o unnormalised"),
@@ -160,7 +179,8 @@ def test_mistakes_get_their_hint(fn, case, hint_word):
 def test_every_known_mistake_is_tested():
     names = {m.name for m in ONLINE_UPDATE_MISTAKES}
     assert names == {"no rescale", "wrong sign", "max not updated", "nan on an all-masked first block",
-                     "normalised inside", "kept normalised", "normalised inside, wrong sign"}
+                     "normalised inside", "kept normalised", "normalised inside, wrong sign",
+                     "p shifted by the old maximum"}
 
 
 def test_normalised_with_wrong_sign_is_told_both_mistakes():

@@ -41,13 +41,18 @@ def _reference(m, l, o, scores_block, v_block):
     return float(m_new[0]), float(l_new[0]), o_new  # (1,) -> a float
 
 
-def _parts(m, scores_block, *, sign=1.0, keep_max=False, block_max_only=False, guard=True):
-    """(m_new, rescale, p) of a (possibly buggy) update (``rescale``, the notebook's name for exp(m - m_new))."""
+def _parts(m, scores_block, *, sign=1.0, keep_max=False, block_max_only=False, guard=True, rescale_guard=False,
+           p_by_old_max=False):
+    """(m_new, rescale, p) of a (possibly buggy) update (``rescale``, the notebook's name for exp(m - m_new)).
+    rescale_guard: ``rescale = 0.0`` while m is -inf (``... if m > -np.inf else 0.0``, learners' guard of the
+    rescale alone). p_by_old_max: the block's scores shifted by the old m (by 0 while m is -inf, with ``guard``)."""
     block_max = float(np.max(scores_block))
     m_new = m if keep_max else block_max if block_max_only else max(m, block_max)
     shift = 0.0 if (guard and m_new == _NEG_INF) else m_new
     rescale = np.exp(sign * (m - shift)) if sign > 0 else np.exp(shift - m)
-    p = np.exp(scores_block - shift)
+    if rescale_guard and m == _NEG_INF:
+        rescale = 0.0
+    p = np.exp(scores_block - ((0.0 if (guard and m == _NEG_INF) else m) if p_by_old_max else shift))
     return m_new, rescale, p
 
 
@@ -106,7 +111,8 @@ ONLINE_UPDATE_MISTAKES = (
         "wrong sign",
         "The rescaling factor has the wrong sign: it is `np.exp(m - m_new)`, which is at most 1 "
         "(the old terms shrink when the maximum grows), not `np.exp(m_new - m)`.",
-        reproduce=tuple(_update(sign=-1.0, guard=guard) for guard in _GUARDS),
+        reproduce=tuple(_update(sign=-1.0, guard=guard) for guard in _GUARDS)
+        + (_update(sign=-1.0, rescale_guard=True),),  # exp(m_new - m) if m > -np.inf else 0.0
     ),
     KnownMistake(
         "max not updated",
@@ -119,6 +125,13 @@ ONLINE_UPDATE_MISTAKES = (
         # case, or only this block's maximum on every case
         matches=(lambda got, args: _m_new(got) == float(args[0]),
                  lambda got, args: _m_new(got) == float(np.max(args[3]))),
+    ),
+    KnownMistake(
+        "p shifted by the old maximum",
+        "Shift the new block's scores by the new maximum: `p = np.exp(scores_block - m_new)`. After the "
+        "rescaling, the old l and o count their terms as exp(score - m_new); terms shifted by the old m are "
+        "on another scale (and while m is still -inf, nothing can be shifted by it).",
+        reproduce=(_update(p_by_old_max=True), _update(p_by_old_max=True, guard=False)),
     ),
     KnownMistake(
         "normalised inside",

@@ -30,7 +30,8 @@ def online_no_rescale(m, l, o, scores_block, v_block):
     return m_new, l + p.sum(), o + p @ v_block
 
 
-@answer("online_update", note="rescale factor upside down: exp(m_new - m)")
+@answer("online_update", kind="variant", expect="wrong sign",
+        note="rescale factor upside down: exp(m_new - m), guarded by `if m != -np.inf else 0.0`")
 def online_rescale_inverted(m, l, o, scores_block, v_block):
     m_new = max(m, float(np.max(scores_block)))
     shift = 0.0 if m_new == -np.inf else m_new
@@ -65,7 +66,8 @@ def online_forgets_old_max(m, l, o, scores_block, v_block):
     return m_new, rescale * l + p.sum(), rescale * o + p @ v_block
 
 
-@answer("online_update", note="new block's terms shifted by the old m")
+@answer("online_update", kind="variant", expect="p shifted by the old maximum",
+        note="new block's terms shifted by the old m")
 def online_shift_by_old_max(m, l, o, scores_block, v_block):
     m_new = max(m, float(np.max(scores_block)))
     shift_old = 0.0 if m == -np.inf else m

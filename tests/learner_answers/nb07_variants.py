@@ -155,6 +155,19 @@ def var_online_in_place_divide_inverted_rescale(m, l, o, scores_block, v_block):
     return m_new, l_new, o_new
 
 
+# -- p shifted by the old maximum
+@answer("online_update", kind="variant", expect="p shifted by the old maximum",
+        note="weights of the new keys taken relative to the max known before the block (0 before any)")
+def var_online_new_terms_by_old_max(m, l, o, scores_block, v_block):
+    new_max = max(m, float(np.max(scores_block)))
+    if new_max == -np.inf:
+        return new_max, l, o
+    base = m if m > -np.inf else 0.0                # nothing seen yet: no shift
+    weights = np.exp(scores_block - base)           # relative to the old maximum
+    factor = np.exp(m - new_max)
+    return new_max, factor * l + np.sum(weights), factor * o + weights @ v_block
+
+
 # -- kept normalised
 @answer("online_update", kind="variant", expect="kept normalised",
         note="a normalised running output, updated by weighting the old one by l / l_new (the right sign)")
