@@ -157,7 +157,26 @@ def p_by_old_max(m, l, o, scores_block, v_block):
     return m_new, alpha * l + p.sum(), alpha * o + p @ v_block
 
 
+def guard_tests_old_m(m, l, o, scores_block, v_block):
+    m_new = max(m, scores_block.max())
+    shift = 0.0 if m == -np.inf else m_new
+    alpha = np.exp(m - shift)
+    p = np.exp(scores_block - shift)
+    return m_new, alpha * l + p.sum(), alpha * o + p @ v_block
+
+
+def early_return_on_old_m(m, l, o, scores_block, v_block):
+    m_new = max(m, scores_block.max())
+    if m == -np.inf:
+        return m_new, l, o
+    alpha = np.exp(m - m_new)
+    p = np.exp(scores_block - m_new)
+    return m_new, alpha * l + p.sum(), alpha * o + p @ v_block
+
+
 @pytest.mark.parametrize("fn, case, hint_word", [
+    (guard_tests_old_m, 3, "tests the old m"),
+    (early_return_on_old_m, 3, "tests the old m"),
     (wrong_sign_guarding_the_rescale_only, 1, "wrong sign"),
     (p_by_old_max, 1, "by the new maximum"),
     (kept_normalised, 1, "You keep o normalised"),
@@ -180,7 +199,7 @@ def test_every_known_mistake_is_tested():
     names = {m.name for m in ONLINE_UPDATE_MISTAKES}
     assert names == {"no rescale", "wrong sign", "max not updated", "nan on an all-masked first block",
                      "normalised inside", "kept normalised", "normalised inside, wrong sign",
-                     "p shifted by the old maximum"}
+                     "p shifted by the old maximum", "guard tests m, not m_new"}
 
 
 def test_normalised_with_wrong_sign_is_told_both_mistakes():

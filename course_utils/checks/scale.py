@@ -48,7 +48,10 @@ def _parts(m, scores_block, *, sign=1.0, keep_max=False, block_max_only=False, g
     rescale alone). p_by_old_max: the block's scores shifted by the old m (by 0 while m is -inf, with ``guard``)."""
     block_max = float(np.max(scores_block))
     m_new = m if keep_max else block_max if block_max_only else max(m, block_max)
-    shift = 0.0 if (guard and m_new == _NEG_INF) else m_new
+    if guard == "on m":  # tests the old m instead of m_new: also the first block with scores is shifted by 0
+        shift = 0.0 if m == _NEG_INF else m_new
+    else:
+        shift = 0.0 if (guard and m_new == _NEG_INF) else m_new
     rescale = np.exp(sign * (m - shift)) if sign > 0 else np.exp(shift - m)
     if rescale_guard and m == _NEG_INF:
         rescale = 0.0
@@ -65,10 +68,14 @@ def _update(rescale_l=True, rescale_o=True, normalise=False, **kw):
     """A (possibly buggy) update. normalise: False; True (``o_new / l_new``, the old o taken as a
     sum); "kept normalised" (o taken as normalised: ``(rescale * l * o + p @ v_block) / l_new``).
     guard (passed on to ``_parts``): True (shift by 0 while m_new is -inf), False (no guard), or
-    "early return" (``if m_new == -np.inf: return m_new, l, o``, the other way learners handle it)."""
+    "early return" (``if m_new == -np.inf: return m_new, l, o``, the other way learners handle it); wrong guards:
+    "on m" (``shift = 0.0 if m == -np.inf else m_new``) and "early return on m" (``if m == -np.inf: return ...``),
+    which also treat the first block that has scores as if all its keys were masked."""
     def buggy(m, l, o, scores_block, v_block):
         m_new, rescale, p = _parts(m, scores_block, **kw)
         if kw.get("guard") == "early return" and m_new == _NEG_INF:
+            return m_new, l, o
+        if kw.get("guard") == "early return on m" and m == _NEG_INF:
             return m_new, l, o
         l_new = (rescale * l if rescale_l else l) + p.sum()
         old_o = o * l if normalise == "kept normalised" else o
@@ -132,6 +139,14 @@ ONLINE_UPDATE_MISTAKES = (
         "rescaling, the old l and o count their terms as exp(score - m_new); terms shifted by the old m are "
         "on another scale (and while m is still -inf, nothing can be shifted by it).",
         reproduce=(_update(p_by_old_max=True), _update(p_by_old_max=True, guard=False)),
+    ),
+    KnownMistake(
+        "guard tests m, not m_new",
+        "Your guard for the all-masked case tests the old m, which is -inf on every first block, also when "
+        "this block has real scores: then m_new is finite and p must be `np.exp(scores_block - m_new)`, added "
+        "to l and o. Test the new maximum: `shift = 0.0 if m_new == -np.inf else m_new` (or return early only "
+        "when `m_new == -np.inf`).",
+        reproduce=(_update(guard="on m"), _update(guard="early return on m")),
     ),
     KnownMistake(
         "normalised inside",

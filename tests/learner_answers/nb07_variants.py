@@ -168,6 +168,28 @@ def var_online_new_terms_by_old_max(m, l, o, scores_block, v_block):
     return new_max, factor * l + np.sum(weights), factor * o + weights @ v_block
 
 
+# -- guard tests m, not m_new
+@answer("online_update", kind="variant", expect="guard tests m, not m_new",
+        note="nothing to fold in while the running maximum is still -inf: returns the inputs on every first block")
+def var_online_skips_first_block(m, l, o, scores_block, v_block):
+    biggest = max(m, float(np.max(scores_block)))
+    if np.isneginf(m):
+        return biggest, l, o
+    w = np.exp(scores_block - biggest)
+    r = np.exp(m - biggest)
+    return biggest, r * l + w.sum(), r * o + w @ v_block
+
+
+@answer("online_update", kind="variant", expect="guard tests m, not m_new",
+        note="the shift of 0 chosen by looking at the old maximum")
+def var_online_shift_chosen_by_old_m(m, l, o, scores_block, v_block):
+    m_new = max(m, float(np.max(scores_block)))
+    shift = m_new if m > -np.inf else 0.0
+    weights = np.exp(scores_block - shift)
+    alpha = np.exp(m - shift)
+    return m_new, alpha * l + weights.sum(), alpha * o + weights @ v_block
+
+
 # -- kept normalised
 @answer("online_update", kind="variant", expect="kept normalised",
         note="a normalised running output, updated by weighting the old one by l / l_new (the right sign)")
