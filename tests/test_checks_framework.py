@@ -257,6 +257,27 @@ def test_not_a_function():
     assert result.status == "wrong"
     assert "needs your function itself" in result.message
     assert "without parentheses" in result.hint
+    assert "`check_double(my_double)`" in result.hint
+
+
+def test_the_not_a_function_hint_names_the_function_the_notebooks_pass():
+    """Every check call in the solved notebooks passes my_<name> to check_<name>, the name the hint shows."""
+    import re
+    from pathlib import Path
+
+    import nbformat
+
+    from course_utils.checks._framework import not_callable
+
+    calls = set()
+    for path in sorted((Path(__file__).resolve().parents[1] / "solutions").glob("*.ipynb")):
+        for cell in nbformat.read(path, as_version=4).cells:
+            if cell.cell_type == "code":
+                calls |= set(re.findall(r"^check_(\w+)\((\w+)\)", cell.source, flags=re.MULTILINE))
+    assert len(calls) >= 15, calls
+    for name, passed in sorted(calls):
+        assert passed == f"my_{name}", f"check_{name}({passed}): the hint would say my_{name}"
+        assert f"`check_{name}(my_{name})`" in not_callable(name, 3).hint
 
 
 # ----------------------------------------------------------------------------- known mistakes

@@ -174,7 +174,26 @@ def early_return_on_old_m(m, l, o, scores_block, v_block):
     return m_new, alpha * l + p.sum(), alpha * o + p @ v_block
 
 
+def max_set_to_zero_when_all_masked(m, l, o, scores_block, v_block):
+    """Hint 2's "use a shift of 0" read as "set m_new to 0"."""
+    m_new = max(m, scores_block.max())
+    if m_new == -np.inf:
+        m_new = 0.0
+    alpha = np.exp(m - m_new)
+    p = np.exp(scores_block - m_new)
+    return m_new, alpha * l + p.sum(), alpha * o + p @ v_block
+
+
+def guard_on_the_rescale_only(m, l, o, scores_block, v_block):
+    m_new = max(m, scores_block.max())
+    alpha = 0.0 if m == -np.inf else np.exp(m - m_new)
+    p = np.exp(scores_block - m_new)
+    return m_new, alpha * l + p.sum(), alpha * o + p @ v_block
+
+
 @pytest.mark.parametrize("fn, case, hint_word", [
+    (max_set_to_zero_when_all_masked, 5, "m_new is -inf: it is the running maximum"),
+    (guard_on_the_rescale_only, 5, "a guard on one of them is not enough"),
     (guard_tests_old_m, 3, "tests the old m"),
     (early_return_on_old_m, 3, "tests the old m"),
     (wrong_sign_guarding_the_rescale_only, 1, "wrong sign"),
@@ -199,7 +218,7 @@ def test_every_known_mistake_is_tested():
     names = {m.name for m in ONLINE_UPDATE_MISTAKES}
     assert names == {"no rescale", "wrong sign", "max not updated", "nan on an all-masked first block",
                      "normalised inside", "kept normalised", "normalised inside, wrong sign",
-                     "p shifted by the old maximum", "guard tests m, not m_new"}
+                     "p shifted by the old maximum", "guard tests m, not m_new", "m_new set to 0"}
 
 
 def test_normalised_with_wrong_sign_is_told_both_mistakes():

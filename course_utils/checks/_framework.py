@@ -363,8 +363,8 @@ def not_callable(name, value):
     return CheckResult(
         WRONG,
         f"Not yet right: check_{name} needs your function itself, but it received {describe(value)}.",
-        hint=f"Pass the function's name without parentheses: `check_{name}({name})`, "
-        f"not `check_{name}({name}(...))`.",
+        hint=f"Pass the function's name without parentheses: `check_{name}(my_{name})`, "
+        f"not `check_{name}(my_{name}(...))`.",  # the notebooks name each exercise's function my_<name>
     )
 
 

@@ -42,12 +42,15 @@ def _reference(m, l, o, scores_block, v_block):
 
 
 def _parts(m, scores_block, *, sign=1.0, keep_max=False, block_max_only=False, guard=True, rescale_guard=False,
-           p_by_old_max=False):
+           p_by_old_max=False, zero_max=False):
     """(m_new, rescale, p) of a (possibly buggy) update (``rescale``, the notebook's name for exp(m - m_new)).
     rescale_guard: ``rescale = 0.0`` while m is -inf (``... if m > -np.inf else 0.0``, learners' guard of the
-    rescale alone). p_by_old_max: the block's scores shifted by the old m (by 0 while m is -inf, with ``guard``)."""
+    rescale alone). p_by_old_max: the block's scores shifted by the old m (by 0 while m is -inf, with ``guard``).
+    zero_max: ``if m_new == -np.inf: m_new = 0.0`` (the shift of 0 taken as the maximum itself)."""
     block_max = float(np.max(scores_block))
     m_new = m if keep_max else block_max if block_max_only else max(m, block_max)
+    if zero_max and m_new == _NEG_INF:
+        m_new = 0.0
     if guard == "on m":  # tests the old m instead of m_new: also the first block with scores is shifted by 0
         shift = 0.0 if m == _NEG_INF else m_new
     else:
@@ -96,7 +99,8 @@ ONLINE_UPDATE_MISTAKES = (
     KnownMistake(
         "nan on an all-masked first block",
         "When every score seen so far is -inf (m = -inf and the block's scores are all -inf), "
-        "m_new is -inf too and `np.exp(m - m_new)` is exp(-inf - (-inf)) = exp(nan) = nan. Shift by "
+        "m_new is -inf too, and both `np.exp(m - m_new)` and `np.exp(scores_block - m_new)` hold "
+        "exp(-inf - (-inf)) = exp(nan) = nan: a guard on one of them is not enough. Shift by "
         "0 in that case: `shift = 0.0 if m_new == -np.inf else m_new`, then use "
         "`np.exp(m - shift)` and `np.exp(scores_block - shift)`: l stays 0 and o stays zeros.",
         reproduce=_update(guard=False),
@@ -139,6 +143,14 @@ ONLINE_UPDATE_MISTAKES = (
         "rescaling, the old l and o count their terms as exp(score - m_new); terms shifted by the old m are "
         "on another scale (and while m is still -inf, nothing can be shifted by it).",
         reproduce=(_update(p_by_old_max=True), _update(p_by_old_max=True, guard=False)),
+    ),
+    KnownMistake(
+        "m_new set to 0",
+        "When every score so far is -inf, m_new is -inf: it is the running maximum, and the next block "
+        "needs it. Do not replace -inf by 0 in m or m_new; use a separate shift for the exps: "
+        "`shift = 0.0 if m_new == -np.inf else m_new`, then `np.exp(m - shift)` and "
+        "`np.exp(scores_block - shift)`.",
+        reproduce=_update(zero_max=True),
     ),
     KnownMistake(
         "guard tests m, not m_new",

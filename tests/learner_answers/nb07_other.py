@@ -86,7 +86,8 @@ def online_rescale_everything(m, l, o, scores_block, v_block):
     return m_new, rescale * (l + p.sum()), rescale * (o + p @ v_block)
 
 
-@answer("online_update", note="replaces m = -inf by 0 at the start, and returns that 0 as the max")
+@answer("online_update", kind="variant", expect="m_new set to 0",
+        note="replaces m = -inf by 0 at the start, and returns that 0 as the max")
 def online_start_at_zero(m, l, o, scores_block, v_block):
     if m == -np.inf:
         m = 0.0

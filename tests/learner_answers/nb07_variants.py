@@ -168,6 +168,17 @@ def var_online_new_terms_by_old_max(m, l, o, scores_block, v_block):
     return new_max, factor * l + np.sum(weights), factor * o + weights @ v_block
 
 
+# -- m_new set to 0
+@answer("online_update", kind="variant", expect="m_new set to 0",
+        note="replaces a maximum of -inf by 0 before the exps, and returns that 0")
+def var_online_max_replaced_by_zero(m, l, o, scores_block, v_block):
+    top = np.max(np.append(scores_block, m))
+    top = top if np.isfinite(top) else 0.0
+    scale_old = np.exp(m - top)
+    e = np.exp(scores_block - top)
+    return top, scale_old * l + e.sum(), scale_old * o + e @ v_block
+
+
 # -- guard tests m, not m_new
 @answer("online_update", kind="variant", expect="guard tests m, not m_new",
         note="nothing to fold in while the running maximum is still -inf: returns the inputs on every first block")
