@@ -191,7 +191,15 @@ def guard_on_the_rescale_only(m, l, o, scores_block, v_block):
     return m_new, alpha * l + p.sum(), alpha * o + p @ v_block
 
 
+def python_max_of_an_array(m, l, o, scores_block, v_block):
+    m_new = max(m, scores_block)
+    alpha = np.exp(m - m_new)
+    p = np.exp(scores_block - m_new)
+    return m_new, alpha * l + p.sum(), alpha * o + p @ v_block
+
+
 @pytest.mark.parametrize("fn, case, hint_word", [
+    (python_max_of_an_array, 1, "need single numbers"),
     (max_set_to_zero_when_all_masked, 5, "m_new is -inf: it is the running maximum"),
     (guard_on_the_rescale_only, 5, "a guard on one of them is not enough"),
     (guard_tests_old_m, 3, "tests the old m"),
@@ -218,7 +226,8 @@ def test_every_known_mistake_is_tested():
     names = {m.name for m in ONLINE_UPDATE_MISTAKES}
     assert names == {"no rescale", "wrong sign", "max not updated", "nan on an all-masked first block",
                      "normalised inside", "kept normalised", "normalised inside, wrong sign",
-                     "p shifted by the old maximum", "guard tests m, not m_new", "m_new set to 0"}
+                     "p shifted by the old maximum", "guard tests m, not m_new", "m_new set to 0",
+                     "an array where a number is needed"}
 
 
 def test_normalised_with_wrong_sign_is_told_both_mistakes():

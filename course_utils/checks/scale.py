@@ -9,7 +9,7 @@ brings ``scores_block`` (B,) and ``v_block`` (B, d_v). The reference is
 import numpy as np
 
 import course_utils as cu
-from course_utils.checks._framework import Case, KnownMistake, checker, run_check
+from course_utils.checks._framework import Case, KnownMistake, checker, error_message_contains, run_check
 
 __all__ = ["check_online_update", "ONLINE_UPDATE_MISTAKES"]
 
@@ -184,6 +184,14 @@ ONLINE_UPDATE_MISTAKES = (
         "shrink when the maximum grows), not `np.exp(m_new - m)`.",
         reproduce=tuple(_update(sign=-1.0, normalise=how, guard=guard)
                         for how in ("kept normalised", True) for guard in _GUARDS),
+    ),
+    KnownMistake(
+        "an array where a number is needed",
+        "Python's `max(...)` and `if ...` need single numbers, and the line shown above gave one of them a "
+        "whole array (`max(m, scores_block)` compares m with every score at once). The block's maximum is "
+        "one number: `m_new = max(m, scores_block.max())`.",
+        error=error_message_contains("truth value of an array with more than one element is ambiguous",
+                                     error_type=ValueError),
     ),
 )
 

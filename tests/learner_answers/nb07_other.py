@@ -145,7 +145,8 @@ def online_no_sum_over_block(m, l, o, scores_block, v_block):
     return m_new, rescale * l + p.sum(), rescale * o + p * v_block
 
 
-@answer("online_update", note="max(m, scores_block): Python's max of a number and an array")
+@answer("online_update", kind="variant", expect="an array where a number is needed",
+        note="max(m, scores_block): Python's max of a number and an array")
 def online_python_max_of_array(m, l, o, scores_block, v_block):
     m_new = max(m, scores_block)
     shift = 0.0 if m_new == -np.inf else m_new

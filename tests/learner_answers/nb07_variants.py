@@ -201,6 +201,18 @@ def var_online_shift_chosen_by_old_m(m, l, o, scores_block, v_block):
     return m_new, alpha * l + weights.sum(), alpha * o + weights @ v_block
 
 
+# -- an array where a number is needed
+@answer("online_update", kind="variant", expect="an array where a number is needed",
+        note="the guard compares the whole block with -inf in an if")
+def var_online_if_on_the_block(m, l, o, scores_block, v_block):
+    if scores_block == -np.inf:                     # every key masked?
+        return m, l, o
+    m_new = max(m, float(np.max(scores_block)))
+    a = np.exp(m - m_new)
+    p = np.exp(scores_block - m_new)
+    return m_new, a * l + p.sum(), a * o + p @ v_block
+
+
 # -- kept normalised
 @answer("online_update", kind="variant", expect="kept normalised",
         note="a normalised running output, updated by weighting the old one by l / l_new (the right sign)")
