@@ -198,8 +198,19 @@ def python_max_of_an_array(m, l, o, scores_block, v_block):
     return m_new, alpha * l + p.sum(), alpha * o + p @ v_block
 
 
+def if_on_the_whole_block(m, l, o, scores_block, v_block):
+    """The all-masked test written on the array itself (a learner's first way to write the guard)."""
+    if scores_block == -np.inf:
+        return m, l, o
+    m_new = max(m, scores_block.max())
+    alpha = np.exp(m - m_new)
+    p = np.exp(scores_block - m_new)
+    return m_new, alpha * l + p.sum(), alpha * o + p @ v_block
+
+
 @pytest.mark.parametrize("fn, case, hint_word", [
-    (python_max_of_an_array, 1, "need single numbers"),
+    (if_on_the_whole_block, 1, "compare one number: `m_new == -np.inf`"),
+    (python_max_of_an_array, 1, "`m_new = max(m, scores_block.max())`"),
     (max_set_to_zero_when_all_masked, 5, "m_new is -inf: it is the running maximum"),
     (guard_on_the_rescale_only, 5, "a guard on one of them is not enough"),
     (guard_tests_old_m, 3, "tests the old m"),

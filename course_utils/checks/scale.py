@@ -187,9 +187,11 @@ ONLINE_UPDATE_MISTAKES = (
     ),
     KnownMistake(
         "an array where a number is needed",
-        "Python's `max(...)` and `if ...` need single numbers, and the line shown above gave one of them a "
-        "whole array (`max(m, scores_block)` compares m with every score at once). The block's maximum is "
-        "one number: `m_new = max(m, scores_block.max())`.",
+        "The line shown above uses a whole array where Python needs one number: in `max(...)`, or in an "
+        "`if` (also `... if ... else ...`). For the maximum, take the block's as one number: "
+        "`m_new = max(m, scores_block.max())`. For a test, compare one number: `m_new == -np.inf` is true "
+        "exactly when every score so far is -inf (`(scores_block == -np.inf).all()` tests the block alone); "
+        "`np.where(...)` chooses element by element.",
         error=error_message_contains("truth value of an array with more than one element is ambiguous",
                                      error_type=ValueError),
     ),
