@@ -263,7 +263,7 @@ def table(after, before):
             f"{prior['median_ms']:.1f} ({prior['median_ms'] / prior['naive_ms']:.2f})" if prior and "median_ms" in prior
             else "-",
             f"{row['median_ms']:.1f}", f"{row['p95_ms']:.1f}", f"{row['naive_ms']:.1f}", f"{ratio:.2f}",
-            "goal met" if ratio <= GOAL_RATIO else "not met", sweep,
+            _common.verdict(ratio <= GOAL_RATIO), sweep,
         ])
     return rows
 
@@ -287,7 +287,7 @@ def main(argv=None):
     others = load.cores_used_by_others()
     rows = table(after, before)
     ratios = [float(r[6]) for r in rows if r[6]]
-    met = sum(r[7] == "goal met" for r in rows)
+    met = sum(r[7] == _common.verdict(True) for r in rows)
     header = ["dashboard", "control", "before ms (ratio)", "after median ms", "after p95 ms", "naive ms", "ratio",
               f"<= {GOAL_RATIO}", "sweep ms (ratio)"]
     if args.dashboard:  # a part of the run: printed, the results file keeps the full run
