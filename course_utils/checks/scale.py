@@ -58,7 +58,9 @@ def _parts(m, scores_block, *, sign=1.0, keep_max=False, block_max_only=False, g
     rescale = np.exp(sign * (m - shift)) if sign > 0 else np.exp(shift - m)
     if rescale_guard and m == _NEG_INF:
         rescale = 0.0
-    p = np.exp(scores_block - ((0.0 if (guard and m == _NEG_INF) else m) if p_by_old_max else shift))
+    if p_by_old_max:  # the old m's shift (0 while m is -inf, when guarded)
+        shift = 0.0 if (guard and m == _NEG_INF) else m
+    p = np.exp(scores_block - shift)
     return m_new, rescale, p
 
 
