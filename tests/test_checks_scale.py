@@ -43,7 +43,7 @@ def reference_wrapper(m, l, o, scores_block, v_block):
 def test_correct(fn):
     result = check_online_update(fn)
     assert result.status == "correct" and result
-    assert result.message == "Correct: all 6 cases passed."
+    assert result.message == "Correct: all 7 cases passed."
 
 
 def test_stub_not_attempted():
@@ -208,7 +208,46 @@ def if_on_the_whole_block(m, l, o, scores_block, v_block):
     return m_new, alpha * l + p.sum(), alpha * o + p @ v_block
 
 
+def all_masked_block_gives_start_values(m, l, o, scores_block, v_block):
+    """A learner's trial answer: the all-masked test returns the start values, also for a later block (trailing
+    padding), which the 6 cases before case 7 accepted."""
+    if np.all(np.isneginf(scores_block)):
+        return -np.inf, 0.0, np.zeros_like(o)
+    m_new = max(m, scores_block.max())
+    alpha = np.exp(m - m_new)
+    p = np.exp(scores_block - m_new)
+    return m_new, alpha * l + p.sum(), alpha * o + p @ v_block
+
+
+def all_masked_block_zeroes_o(m, l, o, scores_block, v_block):
+    if np.all(np.isneginf(scores_block)):
+        return m, l, np.zeros_like(o)
+    m_new = max(m, scores_block.max())
+    alpha = np.exp(m - m_new)
+    p = np.exp(scores_block - m_new)
+    return m_new, alpha * l + p.sum(), alpha * o + p @ v_block
+
+
+def np_max_of_two_numbers(m, l, o, scores_block, v_block):
+    m_new = np.max(m, scores_block.max())
+    alpha = np.exp(m - m_new)
+    p = np.exp(scores_block - m_new)
+    return m_new, alpha * l + p.sum(), alpha * o + p @ v_block
+
+
+def guard_written_with_is(m, l, o, scores_block, v_block):
+    m_new = max(m, scores_block.max())
+    shift = 0.0 if m_new is -np.inf else m_new
+    alpha = np.exp(m - shift)
+    p = np.exp(scores_block - shift)
+    return m_new, alpha * l + p.sum(), alpha * o + p @ v_block
+
+
 @pytest.mark.parametrize("fn, case, hint_word", [
+    (np_max_of_two_numbers, 1, "its second argument is an axis"),
+    (guard_written_with_is, 5, "`is -np.inf` is False for a computed -inf"),
+    (all_masked_block_gives_start_values, 7, "does not erase the blocks before it"),
+    (all_masked_block_zeroes_o, 7, "does not erase the blocks before it"),
     (if_on_the_whole_block, 1, "compare one number: `m_new == -np.inf`"),
     (python_max_of_an_array, 1, "`m_new = max(m, scores_block.max())`"),
     (max_set_to_zero_when_all_masked, 5, "m_new is -inf: it is the running maximum"),
@@ -238,7 +277,8 @@ def test_every_known_mistake_is_tested():
     assert names == {"no rescale", "wrong sign", "max not updated", "nan on an all-masked first block",
                      "normalised inside", "kept normalised", "normalised inside, wrong sign",
                      "p shifted by the old maximum", "guard tests m, not m_new", "m_new set to 0",
-                     "an array where a number is needed"}
+                     "an array where a number is needed", "an all-masked block resets the running values",
+                     "np.max of two numbers"}
 
 
 def test_normalised_with_wrong_sign_is_told_both_mistakes():

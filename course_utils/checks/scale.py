@@ -9,7 +9,14 @@ brings ``scores_block`` (B,) and ``v_block`` (B, d_v). The reference is
 import numpy as np
 
 import course_utils as cu
-from course_utils.checks._framework import Case, KnownMistake, checker, error_message_contains, run_check
+from course_utils.checks._framework import (
+    Case,
+    KnownMistake,
+    checker,
+    error_message_contains,
+    error_on_line,
+    run_check,
+)
 
 __all__ = ["check_online_update", "ONLINE_UPDATE_MISTAKES"]
 
@@ -30,6 +37,8 @@ _CASES = (
          (_NEG_INF, 0.0, np.zeros(2), np.array([_NEG_INF, _NEG_INF]), _V2.copy())),
     Case("large scores",
          (999.0, 1.0, np.array([2.0, 1.0]), np.array([1000.0, 998.0]), _V2.copy())),
+    Case("a later block whose keys are all masked (padding at the end): nothing changes",
+         (1.0, 1.5, np.array([0.5, 0.25]), np.array([_NEG_INF, _NEG_INF]), _V2.copy())),
 )
 
 
@@ -92,6 +101,17 @@ def _update(rescale_l=True, rescale_o=True, normalise=False, **kw):
     return buggy
 
 
+def _reset_when_all_masked(keep):
+    """A right update, except that a block whose keys are all masked returns the start values (-inf, 0, zeros)
+    for what is not in ``keep`` (names among "m", "l"): the running values thrown away."""
+    def buggy(m, l, o, scores_block, v_block):
+        if np.all(scores_block == _NEG_INF):
+            return (m if "m" in keep else _NEG_INF), (l if "l" in keep else 0.0), np.zeros_like(o)
+        return _update()(m, l, o, scores_block, v_block)
+
+    return buggy
+
+
 # The ways a learner's update treats a first block whose keys are all masked (see _update).
 _GUARDS = (True, False, "early return")
 
@@ -103,7 +123,8 @@ ONLINE_UPDATE_MISTAKES = (
         "When every score seen so far is -inf (m = -inf and the block's scores are all -inf), "
         "m_new is -inf too, and both `np.exp(m - m_new)` and `np.exp(scores_block - m_new)` hold "
         "exp(-inf - (-inf)) = exp(nan) = nan: a guard on one of them is not enough. Shift by "
-        "0 in that case: `shift = 0.0 if m_new == -np.inf else m_new`, then use "
+        "0 in that case: `shift = 0.0 if m_new == -np.inf else m_new` (test with `==`: `is -np.inf` is "
+        "False for a computed -inf, and `if m_new` is True for it), then use "
         "`np.exp(m - shift)` and `np.exp(scores_block - shift)`: l stays 0 and o stays zeros.",
         reproduce=_update(guard=False),
     ),
@@ -186,6 +207,20 @@ ONLINE_UPDATE_MISTAKES = (
         "shrink when the maximum grows), not `np.exp(m_new - m)`.",
         reproduce=tuple(_update(sign=-1.0, normalise=how, guard=guard)
                         for how in ("kept normalised", True) for guard in _GUARDS),
+    ),
+    KnownMistake(
+        "an all-masked block resets the running values",
+        "A block whose keys are all masked adds nothing, and it does not erase the blocks before it: "
+        "return m, l and o as they are (`m_new = m`). They are -inf, 0 and zeros only when nothing has "
+        "been seen yet (an all-masked first block). Trailing padding makes the last blocks all masked.",
+        reproduce=tuple(_reset_when_all_masked(keep) for keep in ((), ("m",), ("m", "l"))),
+    ),
+    KnownMistake(
+        "np.max of two numbers",
+        "`np.max(a, b)` takes the maximum of ONE array, and its second argument is an axis (hence the error about "
+        "an integer). For the larger of two numbers use Python's `max(m, scores_block.max())`, or "
+        "`np.maximum(m, scores_block.max())`.",
+        error=error_on_line(r"np\.(max|amax)\(", "cannot be interpreted as an integer", error_type=TypeError),
     ),
     KnownMistake(
         "an array where a number is needed",

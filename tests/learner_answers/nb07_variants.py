@@ -213,6 +213,30 @@ def var_online_if_on_the_block(m, l, o, scores_block, v_block):
     return m_new, a * l + p.sum(), a * o + p @ v_block
 
 
+# -- an all-masked block resets the running values
+@answer("online_update", kind="variant", expect="an all-masked block resets the running values",
+        note="'nothing permitted in this block' answered with the start values, whatever came before")
+def var_online_masked_block_starts_over(m, l, o, scores_block, v_block):
+    if not np.isfinite(scores_block).any():         # every key of the block masked
+        return float("-inf"), 0.0, 0 * o
+    top = max(m, float(np.max(scores_block)))
+    shrink = np.exp(m - top)
+    e = np.exp(scores_block - top)
+    return top, shrink * l + e.sum(), shrink * o + e @ v_block
+
+
+# -- np.max of two numbers
+@answer("online_update", kind="variant", expect="np.max of two numbers",
+        note="np.max(m, block maximum), taking np.max for Python's max")
+def var_online_np_max_pair(m, l, o, scores_block, v_block):
+    new = np.max(m, np.max(scores_block))
+    if new == -np.inf:
+        return new, l, o
+    r = np.exp(m - new)
+    w = np.exp(scores_block - new)
+    return new, r * l + w.sum(), r * o + w @ v_block
+
+
 # -- kept normalised
 @answer("online_update", kind="variant", expect="kept normalised",
         note="a normalised running output, updated by weighting the old one by l / l_new (the right sign)")
