@@ -432,3 +432,59 @@ def test_run_as_a_script_by_another_python_it_says_so():
     assert done.returncode == 1, done.stdout + done.stderr
     assert f"PROBLEM  python: this is {other}" in done.stdout
     assert "fix: Use the course's Python: `make doctor`" in done.stdout
+
+
+# -- where the course runs: every fix names one that exists there (issue 21) ------------------------------------
+HUB_VARIABLES = {"JUPYTERHUB_USER": "learner-1", "JUPYTERHUB_API_URL": "http://127.0.0.1:8081/hub/api"}
+BINDER_VARIABLES = {**HUB_VARIABLES, "BINDER_LAUNCH_HOST": "https://mybinder.org/", "BINDER_REQUEST": "v2/gh/o/r/main"}
+
+
+def test_place_tells_a_clone_from_a_hub_and_from_binder():
+    assert doctor.place({}) == "clone"
+    assert doctor.place({"PATH": "/usr/bin"}) == "clone"
+    assert doctor.place(HUB_VARIABLES) == "hub"
+    assert doctor.place({"JUPYTERHUB_API_URL": "http://hub/api"}) == "hub"
+    assert doctor.place(BINDER_VARIABLES) == "binder"  # Binder runs on a JupyterHub: asked first
+
+
+@pytest.mark.parametrize("where", ["hub", "binder"])
+def test_on_a_hub_a_venv_in_the_clone_is_ignored_and_no_fix_needs_make(fake_env, where, monkeypatch, capsys):
+    """A learner who ran `make env` in a hub terminal leaves a .venv in the clone: the notebooks still run on the
+    hub's Python, so the checks must not send them to `make lab` or `make doctor` (the hub has neither)."""
+    env = doctor.course_env(fake_env.repo, where=where)
+    assert env.venv is None and env.where == where and env.python == sys.executable
+    assert doctor.diagnose_kernel_python("/opt/hub/bin/python", "/opt/hub", env).ok
+    assert doctor.diagnose_stamp(env, env.repo / "requirements.lock").ok
+    packages = doctor.diagnose_packages({"numpy": "2.4.6"}, {"numpy": "1.26.4"}, "requirements.lock", env)
+    assert not packages.ok and "make" not in packages.fix
+    assert ("instructor" in packages.fix) if where == "hub" else ("Binder link" in packages.fix)
+    old = doctor.diagnose_python((3, 9, 7), "/opt/hub", "/opt/hub/bin/python", env)
+    assert not old.ok and "make" not in old.fix
+    widgets = doctor.diagnose_server_widgets({"dists": {"jupyterlab": "4.6.6"}, "widget_labextensions": []},
+                                             "the JupyterLab showing this page", "8.1.9", env, True, "3.0.17")
+    assert not widgets.ok and "make" not in widgets.fix and "jupyterlab_widgets==3.0.17" in widgets.fix
+    doctor.summary([packages], env, width=200)
+    printed = capsys.readouterr().out
+    assert "make doctor" not in printed and "python -m course_utils.tools.doctor" in printed
+    doctor.summary([], env, width=200)
+    assert "make lab" not in capsys.readouterr().out
+
+
+def test_on_a_clone_the_fixes_still_name_make(fake_env, capsys):
+    env = doctor.course_env(fake_env.repo, where="clone")
+    assert env.venv == fake_env.venv
+    doctor.summary([Finding("x", False, "broken", "fix it")], env, width=200)
+    assert "then run `make doctor` again" in capsys.readouterr().out
+    doctor.summary([], env, width=200)
+    assert "Start the course with `make lab`." in capsys.readouterr().out
+
+
+def test_course_utils_needs_no_installation_where_there_is_no_venv(fake_env):
+    """On a hub nothing installs course_utils: found in the course folder, it is all right."""
+    env = doctor.course_env(fake_env.repo, where="hub")
+    here = str(fake_env.repo / "course_utils" / "__init__.py")
+    assert doctor.diagnose_course_utils(here, None, None, env).ok
+    elsewhere = doctor.diagnose_course_utils("/opt/hub/lib/course_utils/__init__.py", None, None, env)
+    assert not elsewhere.ok and "notebooks/" in elsewhere.fix and "pip install" not in elsewhere.fix
+    # where make built a .venv, the editable install is still expected there
+    assert not doctor.diagnose_course_utils(here, None, None, fake_env).ok

@@ -20,13 +20,22 @@ What is checked
 python         Python 3.10 or newer, and (when the repository has a ``.venv``) the course's own Python
 packages       installed versions equal the lock file that fits this Python
                (``requirements.lock``, or ``requirements-py310.lock`` on Python 3.10)
-course_utils   imports, from this repository, and is installed (editable) from this repository
+course_utils   imports from this repository (the notebooks put the course folder first on their path, so no
+               installation is needed); where ``make`` built a ``.venv``, it is also installed there (editable)
 environment    ``.venv`` was built by ``make env`` after the lock file last changed (its stamp file)
 matplotlib     draws a figure (terminal) / draws inline below the cell (notebook)
 widgets        the JupyterLab that would serve the notebooks has the widget extension matching
                ipywidgets 8 (``jupyterlab_widgets`` 3); otherwise sliders show as text
 kernel         the ``python3`` kernel that JupyterLab starts is the course's Python (terminal), or
                this notebook's kernel is (notebook)
+
+Where the course runs
+---------------------
+A fix is only useful if it can be carried out where the learner is. :func:`place` tells a clone on the
+learner's own machine (``make`` works there) from a JupyterHub (the environment is the hub's: its admin fixes it)
+and from Binder, by the variables those services set in every server and kernel; each fix is worded for it.
+On a hub or Binder a ``.venv`` inside the clone (made by someone running ``make`` in a hub terminal) is not
+what the notebooks run on, so it is ignored there.
 
 Every diagnosis is a small function taking its inputs (versions, kernelspec JSON, paths, lock text),
 so each failure can be provoked in tests without breaking a real environment. This module uses
@@ -60,6 +69,7 @@ __all__ = [
     "diagnose_server_widgets",
     "diagnose_stamp",
     "course_env",
+    "place",
     "find_repo",
     "interpreter_from_script",
     "kernel_interpreter",
@@ -129,6 +139,53 @@ def _problem(name, message, fix):
     return Finding(name, False, message, fix)
 
 
+#: The places the course runs in, as :func:`place` names them.
+PLACES = ("clone", "hub", "binder")
+#: Where an admin finds the hub's one-time setup (docs/instructor-guide.md).
+HUB_SETUP = "docs/instructor-guide.md, \"Setting up the hub\""
+
+
+def place(environ=None) -> str:
+    """Where the course runs: ``"binder"``, ``"hub"`` or ``"clone"``.
+
+    Binder (a BinderHub such as mybinder.org) sets ``BINDER_LAUNCH_HOST`` / ``BINDER_REQUEST`` in every server
+    and kernel; a JupyterHub sets ``JUPYTERHUB_API_URL`` and ``JUPYTERHUB_USER`` (Binder runs on a JupyterHub
+    too, so it is asked first). Anything else is a clone on the learner's machine, where ``make`` works.
+
+    Parameters
+    ----------
+    environ : mapping, optional
+        The environment variables to read (default: ``os.environ``).
+    """
+    environ = os.environ if environ is None else environ
+    if "BINDER_LAUNCH_HOST" in environ or "BINDER_REQUEST" in environ:
+        return "binder"
+    if "JUPYTERHUB_API_URL" in environ or "JUPYTERHUB_USER" in environ:
+        return "hub"
+    return "clone"
+
+
+#: What to do next once all is set, where the course runs.
+START = {
+    "clone": "Start the course with `make lab`.",
+    "hub": "Open the course with its link (it opens notebook 00).",
+    "binder": "Open notebooks/00-before-you-start.ipynb in JupyterLab's file browser.",
+}
+#: How to run these checks again, where the course runs (no `make` on a hub or on Binder).
+DOCTOR_AGAIN = {
+    "clone": "`make doctor`",
+    "hub": "notebook 00 (or `python -m course_utils.tools.doctor` in a terminal, in the course folder)",
+    "binder": "notebook 00 (or `python -m course_utils.tools.doctor` in a terminal, in the course folder)",
+}
+#: The fix for anything wrong with the environment itself, where a learner cannot repair it.
+ASK_THE_ADMIN = {
+    "hub": ("This hub's Python environment is not the course's, and only its admin can change it: tell your "
+            f"instructor (the admin's one-time setup: {HUB_SETUP})"),
+    "binder": ("This Binder was built from another environment: open the course's Binder link again (File > Hub "
+               "Control Panel > Stop My Server first); if it persists, report it to the course's maintainers"),
+}
+
+
 @dataclass
 class CourseEnv:
     """Where the course lives on this machine.
@@ -141,11 +198,14 @@ class CourseEnv:
         ``repo/.venv`` when it exists (the environment ``make`` builds), else None (conda, Binder).
     python : str
         The course's interpreter: ``.venv/bin/python``, or the running Python when there is no venv.
+    where : str
+        Where the course runs (see :func:`place`): ``"clone"``, ``"hub"`` or ``"binder"``; fixes are worded for it.
     """
 
     repo: Path
     venv: Path | None
     python: str
+    where: str = "clone"
 
     def show(self, path) -> str:
         """`path` relative to the repository when it lies inside it (as the user types it)."""
@@ -167,6 +227,8 @@ class CourseEnv:
         """The command that installs exactly the lock into the course's environment."""
         if self.venv is not None:
             return f"{self.python_shown} -m pip install --no-deps -r {lock_name(_python_version(self))}"
+        if self.where in ASK_THE_ADMIN:
+            return ASK_THE_ADMIN[self.where]
         if _is_conda(sys.prefix):
             return "conda env update -f environment.yml --prune && pip install --no-deps -e ."
         return "make env     (builds .venv from the lock file; then use `make lab`)"
@@ -226,19 +288,23 @@ def find_repo(start=None) -> Path | None:
     return None
 
 
-def course_env(repo=None) -> CourseEnv:
-    """The course's environment as seen from here (see :class:`CourseEnv`)."""
+def course_env(repo=None, where=None) -> CourseEnv:
+    """The course's environment as seen from here (see :class:`CourseEnv`).
+
+    `where` (default: :func:`place`) says where the course runs; on a hub or Binder the notebooks run on that
+    service's environment, so a ``.venv`` in the clone is not the course's environment there and is ignored."""
     repo = Path(repo) if repo is not None else find_repo()
+    where = place() if where is None else where
     if repo is None:
         raise FileNotFoundError(
             "cannot find the course folder (one holding course_utils/ and requirements.lock): "
             "run this from inside the course's folder")
     venv = repo / ".venv"
-    if not (venv / "pyvenv.cfg").is_file():
-        return CourseEnv(repo, None, sys.executable)
+    if where != "clone" or not (venv / "pyvenv.cfg").is_file():
+        return CourseEnv(repo, None, sys.executable, where)
     bindir = venv / ("Scripts" if os.name == "nt" else "bin")
     python = bindir / ("python.exe" if os.name == "nt" else "python")
-    return CourseEnv(repo, venv, str(python))
+    return CourseEnv(repo, venv, str(python), where)
 
 
 def lock_name(version_info) -> str:
@@ -300,6 +366,7 @@ def diagnose_python(version_info, prefix, executable, env: CourseEnv) -> Finding
     if tuple(version_info[:2]) < MIN_PYTHON:
         return _problem(
             "python", f"Python {version} is too old: the course needs 3.10 or newer",
+            ASK_THE_ADMIN.get(env.where) or
             "Install Python 3.11 or newer (python.org, pyenv, or your system's packages), then rebuild "
             "the environment with it: `make clean-env && make env PYTHON=python3.11`")
     if env.venv is not None and not _same_dir(prefix, env.venv):
@@ -349,7 +416,12 @@ def diagnose_packages(pins: dict, installed: dict, lock: str, env: CourseEnv, on
 
 
 def diagnose_course_utils(module_file, import_error, install: dict | None, env: CourseEnv) -> Finding:
-    """course_utils imports from this repository and is installed (editable) from it.
+    """course_utils imports from this repository; where ``make`` built a ``.venv``, it is installed (editable) from it.
+
+    The notebooks put the course folder first on their path, so they find this repository's course_utils with no
+    installation (a hub, Binder, a fresh clone). Only ``make``'s own ``.venv`` is expected to hold it, editable
+    (``make env`` installs it there, for Python started elsewhere than a notebook): a copy installed there is
+    stale after an update.
 
     Parameters
     ----------
@@ -363,12 +435,17 @@ def diagnose_course_utils(module_file, import_error, install: dict | None, env: 
     env : CourseEnv
     """
     fix = f"In the course folder: `{env.python_shown} -m pip install --no-deps -e .`"
+    if env.venv is None:  # the notebooks find it in the course folder; nothing to install
+        fix = ("Open the notebooks from the course folder's notebooks/ (they put the course folder first on their "
+               "path), or run this from inside the course folder")
     if module_file is None:
         return _problem("course_utils", f"cannot import course_utils ({import_error})",
                         env.fix_packages if "course_utils" not in str(import_error) else fix)
     package_dir = Path(module_file).resolve().parent
     if not _same_dir(package_dir, env.repo / "course_utils"):
         return _problem("course_utils", f"imported from {package_dir}, not from this repository ({env.repo})", fix)
+    if env.venv is None:
+        return _ok("course_utils", "imported from this repository (the course folder; no installation needed)")
     if install is None:
         return _problem("course_utils", "not installed in this environment: notebooks stop at "
                         "`import course_utils` with ModuleNotFoundError", fix)
@@ -412,8 +489,7 @@ def diagnose_matplotlib_backend(backend: str) -> Finding:
     return _problem(
         "matplotlib", f"figures will not appear below the cells: matplotlib's backend is {backend!r}",
         "Run `%matplotlib inline` in a cell. For good: unset MPLBACKEND, and delete the `backend:` line of "
-        "your matplotlibrc (`.venv/bin/python -c \"import matplotlib; print(matplotlib.matplotlib_fname())\"` "
-        "prints where it is)")
+        "your matplotlibrc (`import matplotlib; print(matplotlib.matplotlib_fname())` in a cell prints where it is)")
 
 
 def _draw_png() -> bytes:
@@ -432,8 +508,12 @@ def _draw_png() -> bytes:
 
 def diagnose_figure(draw=_draw_png, env: CourseEnv | None = None) -> Finding:
     """matplotlib draws a small figure to PNG (this also builds its font cache, once)."""
-    fix = "Reinstall the environment: `make clean-env && make env`" if env is None or env.venv else \
-        "Reinstall matplotlib from the lock: " + (env.fix_packages if env else "")
+    if env is not None and env.where in ASK_THE_ADMIN:
+        fix = ASK_THE_ADMIN[env.where]
+    elif env is None or env.venv:
+        fix = "Reinstall the environment: `make clean-env && make env`"
+    else:
+        fix = "Reinstall matplotlib from the lock: " + env.fix_packages
     try:
         png = draw()
     except Exception as error:  # noqa: BLE001 - any failure is the finding
@@ -604,6 +684,8 @@ def _major(version) -> int | None:
 
 
 def _server_fix(server_label_is_course: bool, env: CourseEnv, server_python=None, package=None) -> str:
+    if env.where in ASK_THE_ADMIN:  # the hub's JupyterLab: its admin installs what it lacks
+        return ASK_THE_ADMIN[env.where] + (f"; it needs `{package}`" if package else "")
     if server_label_is_course:
         return env.fix_packages
     fix = ("Start JupyterLab with `make lab` (the course's own JupyterLab), not `jupyter lab`; or activate the "
@@ -908,7 +990,8 @@ def server_diagnoses(context=None, env: CourseEnv | None = None) -> list:
             servers.append((f"jupyter on PATH: {on_path}", None, on_path, env.venv is None))
         if not servers:
             return [_problem("jupyter", "no `jupyter` command found (neither .venv/bin/jupyter nor on PATH)",
-                             env.fix_packages if env.venv else "make env, then start the course with `make lab`")]
+                             env.fix_packages if env.venv or env.where in ASK_THE_ADMIN
+                             else "make env, then start the course with `make lab`")]
 
     results = []
     for label, python, script, is_course in servers:
@@ -995,19 +1078,22 @@ def show(results, width: int | None = None) -> None:
         print(wrap(result.line(), width, _RESULT_INDENT))
 
 
-def summary(results, env: CourseEnv | None = None, next_step="Start the course with `make lab`.",
-            width: int | None = None) -> bool:
-    """Print "All set" or the numbered list of problems with their fixes; return True when all set."""
+def summary(results, env: CourseEnv | None = None, next_step=None, width: int | None = None) -> bool:
+    """Print "All set" or the numbered list of problems with their fixes; return True when all set.
+
+    `next_step` follows "All set" (default: how to start the course where it runs, :data:`START`)."""
     problems = [r for r in results if not r.ok]
-    if not problems:
-        print(wrap(f"All set: {len(results)} checks passed. {next_step}", width))
-        return True
     try:
-        where = f" (in a terminal, in the course folder: cd {(env or course_env()).repo})"
+        env = env or course_env()
+        where, again = f" (in a terminal, in the course folder: cd {env.repo})", DOCTOR_AGAIN[env.where]
     except FileNotFoundError:
-        where = ""
+        where, again = "", DOCTOR_AGAIN[place()]
+    if not problems:
+        start = START[env.where if env else place()]
+        print(wrap(f"All set: {len(results)} checks passed. {next_step or start}", width))
+        return True
     print(wrap(f"{len(problems)} problem{'s' if len(problems) > 1 else ''} found. "
-               f"Fix {'them' if len(problems) > 1 else 'it'}{where}, then run `make doctor` again:", width))
+               f"Fix {'them' if len(problems) > 1 else 'it'}{where}, then run {again} again:", width))
     for number, problem in enumerate(problems, 1):
         print(wrap(f"{number}. {problem.name}: {problem.message}", width, len(f"{number}. ")))
         print(wrap(f"   fix: {problem.fix}", width, len("   fix: ")))

@@ -1,0 +1,101 @@
+"""Every notebook finds the course's own course_utils with no installation step (issue 21).
+
+The report: on a JupyterHub, the course's link clones the course and opens notebook 00, whose kernel starts at
+once; course_utils was installed afterwards from a terminal (the guide's step 3), into a user site folder that
+kernel never saw, so the first Run All failed for every learner with ``ModuleNotFoundError: course_utils``.
+Now the first code cell of every notebook puts the course folder (the parent of the notebook's folder, where
+the kernel starts) first on ``sys.path``: the clone's course_utils is used whatever is installed, and a course
+update pulled into the clone is what the next kernel imports.
+
+Here a kernel's Python is imitated by a fresh interpreter started in the notebook's folder with the editable
+install's finder removed (as in a hub's environment, where course_utils is not installed); tests/test_hub.py
+does the same on a real JupyterHub, in a browser.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+#: The lines every notebook's first code cell begins with (notebook 00 imports os too, for its error message).
+COURSE_PATH_LINE = ("sys.path.insert(0, str(Path.cwd().parent))  "
+                    "# the course folder first: its course_utils is used, installed or not")
+NOTEBOOKS = sorted((ROOT / "solutions").glob("[0-9][0-9]-*.ipynb")) + sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))
+
+#: Run in a fresh interpreter before a setup cell: no editable install (a hub's environment), and optionally a
+#: module that cannot be imported (a kernel that is not the course's environment).
+PRELUDE = """
+import sys
+sys.meta_path[:] = [f for f in sys.meta_path if "editable" not in repr(f).lower()]
+sys.path[:] = [p for p in sys.path if p not in ("", ".")]
+BLOCKED = {blocked!r}
+class _Blocker:
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if name.split(".")[0] in BLOCKED:
+            raise ModuleNotFoundError(f"No module named {{name!r}}", name=name)
+        return None
+sys.meta_path.insert(0, _Blocker)
+"""
+
+
+def setup_cell(path: Path) -> str:
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    return "".join(next(c for c in notebook["cells"] if c["cell_type"] == "code")["source"])
+
+
+def run_setup(path: Path, source: str | None = None, blocked=(), hub=False):
+    """Run a notebook's setup cell (or ``source``) as a fresh kernel would, from the notebook's folder, without
+    the editable install; then print where course_utils came from."""
+    code = PRELUDE.format(blocked=set(blocked)) + (source if source is not None else setup_cell(path)) + \
+        "\nimport course_utils\nprint('FROM', course_utils.__file__)\n"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("JUPYTERHUB_", "BINDER_"))}
+    if hub:
+        env.update(JUPYTERHUB_USER="learner", JUPYTERHUB_API_URL="http://127.0.0.1:8081/hub/api")
+    return subprocess.run([sys.executable, "-c", code], cwd=path.parent, env=env, capture_output=True, text=True,
+                          timeout=120)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: f"{p.parent.name}/{p.name[:2]}")
+def test_every_setup_cell_puts_the_course_folder_first(path):
+    lines = setup_cell(path).splitlines()
+    assert COURSE_PATH_LINE in lines, f"{path.name}: its first code cell lacks the course-folder line"
+    position = lines.index(COURSE_PATH_LINE)
+    imports_before = [line for line in lines[:position] if line.strip()]
+    assert set(imports_before) <= {"import os", "import sys", "from pathlib import Path"}, imports_before
+    assert not any("course_utils" in line for line in lines[:position])
+
+
+@pytest.mark.parametrize("folder", ["notebooks", "solutions"])
+def test_notebook_00_imports_the_clones_course_utils_without_an_installation(folder):
+    done = run_setup(ROOT / folder / "00-before-you-start.ipynb")
+    assert done.returncode == 0, done.stderr
+    assert f"FROM {ROOT / 'course_utils' / '__init__.py'}" in done.stdout
+
+
+def test_without_the_line_notebook_00_fails_as_reported():
+    """The mutant: the old setup cell (no course-folder line) in the same kernel fails, as on the hub."""
+    path = ROOT / "notebooks" / "00-before-you-start.ipynb"
+    old = setup_cell(path).replace(COURSE_PATH_LINE, "")
+    done = run_setup(path, old, hub=True)
+    assert done.returncode != 0
+    assert "cannot import 'course_utils'" in done.stderr
+    assert "open this notebook from the notebooks/ folder of the course" in done.stderr
+
+
+@pytest.mark.parametrize("hub", [True, False], ids=["hub", "own machine"])
+def test_a_kernel_without_numpy_gets_the_fix_for_where_it_runs(hub):
+    done = run_setup(ROOT / "notebooks" / "00-before-you-start.ipynb", blocked={"numpy"}, hub=hub)
+    assert done.returncode != 0
+    message = done.stderr.strip().splitlines()[-2:]
+    assert "cannot import 'numpy'" in message[0]
+    if hub:
+        assert "tell your instructor" in message[1] and "make lab" not in message[1]
+        assert '"Setting up the hub"' in message[1]
+    else:
+        assert "`make lab`" in message[1] and "instructor" not in message[1]
