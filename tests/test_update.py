@@ -435,3 +435,19 @@ def test_the_environment_sentence_says_who_rebuilds_it(monkeypatch):
     assert "make update now rebuilds the environment" in report.text()
     monkeypatch.delenv("MAKELEVEL")
     assert "rebuild the environment with `make env`" in report.text()
+
+
+def test_on_a_hub_every_message_names_the_module_not_make(monkeypatch, tmp_path, capsys):
+    """On a JupyterHub there is no `make update` (and `make` would build a .venv the hub never uses): the
+    messages name `python -m course_utils.tools.update`, and a changed lock goes to the hub's admin."""
+    report = U.UpdateReport("a" * 40, "b" * 40, environment_changed=["requirements.lock"])
+    monkeypatch.delenv("MAKELEVEL", raising=False)
+    monkeypatch.setenv("JUPYTERHUB_USER", "learner-1")
+    text = report.text()
+    assert "make" not in text.replace("makes", "") and "tell your instructor" in text
+    assert U.main(["--repo", str(tmp_path)]) == 1  # not a clone: refused, with the command to run again
+    err = capsys.readouterr().err
+    assert err.startswith("python -m course_utils.tools.update: ") and "make" not in err
+    monkeypatch.delenv("JUPYTERHUB_USER")
+    assert U.main(["--repo", str(tmp_path)]) == 1
+    assert capsys.readouterr().err.startswith("make update: ")

@@ -148,7 +148,7 @@ HUB_SETUP = "docs/instructor-guide.md, \"Setting up the hub\""
 def place(environ=None) -> str:
     """Where the course runs: ``"binder"``, ``"hub"`` or ``"clone"``.
 
-    Binder (a BinderHub such as mybinder.org) sets ``BINDER_LAUNCH_HOST`` / ``BINDER_REQUEST`` in every server
+    Binder (a BinderHub such as mybinder.org) sets ``BINDER_LAUNCH_HOST``, ``BINDER_REQUEST``, ``BINDER_REPO_URL`` in every server
     and kernel; a JupyterHub sets ``JUPYTERHUB_API_URL`` and ``JUPYTERHUB_USER`` (Binder runs on a JupyterHub
     too, so it is asked first). Anything else is a clone on the learner's machine, where ``make`` works.
 
@@ -158,7 +158,7 @@ def place(environ=None) -> str:
         The environment variables to read (default: ``os.environ``).
     """
     environ = os.environ if environ is None else environ
-    if "BINDER_LAUNCH_HOST" in environ or "BINDER_REQUEST" in environ:
+    if any(name in environ for name in ("BINDER_LAUNCH_HOST", "BINDER_REQUEST", "BINDER_REPO_URL")):
         return "binder"
     if "JUPYTERHUB_API_URL" in environ or "JUPYTERHUB_USER" in environ:
         return "hub"

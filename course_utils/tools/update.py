@@ -56,7 +56,7 @@ from pathlib import Path, PurePosixPath
 
 import nbformat
 
-from course_utils.tools import build
+from course_utils.tools import build, doctor
 from course_utils.tools._files import WriteError, shown, write_bytes, write_new
 
 __all__ = [
@@ -72,6 +72,13 @@ __all__ = [
 
 #: The course's first commit (``git rev-list --max-parents=0 HEAD``): a clone of the course has it as root.
 COURSE_ROOT_COMMIT = "faa0940ca1e67f564f1707ec594149b21e6448db"
+
+
+def _command() -> str:
+    """The command that runs this tool where the course runs: ``make update`` in a clone on the learner's machine;
+    on a JupyterHub or Binder (no `make` there, and `make update` would build a .venv the hub does not use) the
+    module itself. Every message that says "run ... again" names it."""
+    return "make update" if doctor.place() == "clone" else "python -m course_utils.tools.update"
 #: The identity nbgitpuller commits with (nbgitpuller/pull.py): its commits hold the learner's work.
 NBGITPULLER_EMAIL = "nbgitpuller@nbgitpuller.link"
 #: Files that define the environment: when the course changes one, the environment is rebuilt.
@@ -148,6 +155,9 @@ class UpdateReport:
             if os.environ.get("MAKELEVEL"):
                 out.append(f"The course changed its packages ({which}): make update now rebuilds the environment "
                            "(make env).")
+            elif doctor.place() != "clone":  # the hub's (or Binder's) environment: not the learner's to rebuild
+                out.append(f"The course changed its packages ({which}): the hub's environment holds them, and only "
+                           "its admin can change it: tell your instructor (the notebooks say if anything is missing).")
             else:
                 out.append(f"The course changed its packages ({which}): rebuild the environment with `make env` "
                            "(conda: `conda env update -f environment.yml`; on a JupyterHub the hub's image holds the "
@@ -434,13 +444,13 @@ def update(repo=None, *, course_root: str | None = None, backup_root=None, now=N
     """
     if shutil.which("git") is None:
         raise Refused("git is not installed: install it (Debian/Ubuntu: `sudo apt install git`), then run "
-                      "make update again. Nothing was changed.")
+                      f"{_command()} again. Nothing was changed.")
     repo = Path(repo) if repo is not None else build.REPO_ROOT
     course_root = course_root or COURSE_ROOT_COMMIT
     git = _Git(repo)
     top = git.run("rev-parse", "--show-toplevel", check=False)
     if top.returncode != 0:
-        raise Refused(f"{shown(repo)} is not a git clone (no .git folder): make update updates a clone of the "
+        raise Refused(f"{shown(repo)} is not a git clone (no .git folder): {_command()} updates a clone of the "
                       "course. Clone the course with `git clone <the course's URL>`, and copy your notebooks into "
                       "it. Nothing was changed.")
     repo = Path(top.stdout.strip())
@@ -458,8 +468,8 @@ def update(repo=None, *, course_root: str | None = None, backup_root=None, now=N
         git.run(*fetch)
     except _GitFailed as err:
         why = err.stderr.splitlines()[-1] if err.stderr else "git gave no reason"
-        raise Refused(f"cannot fetch the course from {url} ({why}): check your connection and run make update "
-                      "again. Nothing was changed.") from None
+        raise Refused(f"cannot fetch the course from {url} ({why}): check your connection and run "
+                      f"{_command()} again. Nothing was changed.") from None
     if shallow:
         _refuse_other_project(git, course_root)
 
@@ -522,7 +532,7 @@ def update(repo=None, *, course_root: str | None = None, backup_root=None, now=N
                  "these files could not be put back, their copies are in backups/: "
                  + ", ".join(f"{p} ({_kept(files[p])})" for p in not_back))
         raise UpdateError(f"could not move {branch} to the course's commit ({_why(err)}); {where}. "
-                          f"{branch} is where it was; run make update again once that is fixed.") from None
+                          f"{branch} is where it was; run {_command()} again once that is fixed.") from None
 
     # 4. The learner's work back.
     finished = _finish(git, plan, journal, resumed=False)
@@ -549,18 +559,18 @@ def _refuse_unfinished_work(git: _Git, git_dir: Path) -> None:
     ]
     for name, what, fix in under_way:
         if (git_dir / name).exists():
-            raise Refused(f"{what}: {fix}, then run make update again. Nothing was changed.")
+            raise Refused(f"{what}: {fix}, then run {_command()} again. Nothing was changed.")
     if git.run("symbolic-ref", "-q", "HEAD", check=False).returncode != 0:
         raise Refused("HEAD is detached (a commit or a tag is checked out, not a branch): go back to your branch "
-                      "with `git switch main` (git refuses if that would lose a change), then run make update "
-                      "again. Nothing was changed.")
+                      "with `git switch main` (git refuses if that would lose a change), then run "
+                      f"{_command()} again. Nothing was changed.")
     unmerged = sorted(set(git.paths("diff", "--name-only", "--diff-filter=U")))
     if unmerged:
         listed = " ".join(unmerged)
         raise Refused(
             f"these files have unresolved conflicts: {listed} (a `git stash pop`, `git merge` or `git pull` stopped "
             f"half way). After a `git stash pop`, your version is still in the stash (`git stash list`): take the "
-            f"course's files back with `git checkout HEAD -- {listed}`, run make update, then get yours from the "
+            f"course's files back with `git checkout HEAD -- {listed}`, run {_command()}, then get yours from the "
             f"stash with `git show \"stash@{{0}}:FILE\" > backups/FILE-mine` for each. Nothing was changed.")
 
 
@@ -573,15 +583,15 @@ def _branch_and_upstream(git: _Git) -> tuple[str, str, str]:
         if not remotes:
             raise Refused(f"this clone has no remote, so there is nowhere to update from: add the course with "
                           f"`git remote add origin <the course's URL>` and `git fetch origin`, then "
-                          f"`git branch --set-upstream-to=origin/main {branch}`, then run make update again. "
+                          f"`git branch --set-upstream-to=origin/main {branch}`, then run {_command()} again. "
                           "Nothing was changed.")
         raise Refused(f"branch {branch} does not follow a branch of the course (it has no upstream): if it is your "
                       f"own branch, go back to the course's with `git switch main`; else set it with "
-                      f"`git branch --set-upstream-to={remotes[0]}/main {branch}`; then run make update again. "
+                      f"`git branch --set-upstream-to={remotes[0]}/main {branch}`; then run {_command()} again. "
                       "Nothing was changed.")
     if remote == ".":
         raise Refused(f"branch {branch} follows {upstream}, a branch of this clone, not the course's: "
-                      f"`git switch main`, then run make update again. Nothing was changed.")
+                      f"`git switch main`, then run {_command()} again. Nothing was changed.")
     return branch, remote, upstream
 
 
@@ -590,7 +600,7 @@ def _refuse_other_project(git: _Git, course_root: str) -> None:
     if course_root not in roots:
         found = ", ".join(sorted(r[:7] for r in roots)) or "none"
         raise Refused(f"this git repository is not a clone of the course \"Self-attention, hands-on\" (its first "
-                      f"commit is {found}, the course's is {course_root[:7]}): make update only updates the course. "
+                      f"commit is {found}, the course's is {course_root[:7]}): {_command()} only updates the course. "
                       "Nothing was changed.")
 
 
@@ -607,11 +617,11 @@ def _refuse_own_commits(git: _Git, branch: str, upstream: str) -> None:
         keep = f"my-work-{_dt.datetime.now():%Y%m%d-%H%M%S}"
         raise Refused(
             f"{branch} has {len(own)} commit(s) of yours that the course does not have:\n" + "\n".join(own) + "\n"
-            f"make update moves {branch} to the course's latest version and would leave them behind, so it stopped; "
+            f"{_command()} moves {branch} to the course's latest version and would leave them behind, so it stopped; "
             f"nothing was changed. To keep them on a branch and update with their changes as your work:\n"
             f"  git branch {keep}        (your commits stay there)\n"
             f"  git reset --soft {start}   ({branch} back to the course's commit; your files are not touched)\n"
-            f"  make update")
+            f"  {_command()}")
 
 
 def _starting_point(git: _Git, head: str, new: str) -> str:
@@ -864,7 +874,7 @@ def _finish(git: _Git, plan: dict, journal: Path, *, resumed: bool) -> UpdateRep
     if failed:
         sentences = " ".join(str(err) for err in failed)
         raise UpdateError(f"{sentences} The branch is on the course's new version and copies of your files are "
-                          f"in backups/; once that is fixed, run make update again: it finishes writing your "
+                          f"in backups/; once that is fixed, run {_command()} again: it finishes writing your "
                           f"work back.")
     journal.unlink(missing_ok=True)
     if resumed:
@@ -907,10 +917,10 @@ def main(argv=None) -> int:
     try:
         report = update(args.repo)
     except (Refused, UpdateError, WriteError) as err:
-        print(f"make update: {err}", file=sys.stderr)
+        print(f"{_command()}: {err}", file=sys.stderr)
         return 1
     except _GitFailed as err:
-        print(f"make update: {err}. Nothing was changed unless a line above says so.", file=sys.stderr)
+        print(f"{_command()}: {err}. Nothing was changed unless a line above says so.", file=sys.stderr)
         return 1
     print(report.text())
     return 0
