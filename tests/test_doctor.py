@@ -488,3 +488,12 @@ def test_course_utils_needs_no_installation_where_there_is_no_venv(fake_env):
     assert not elsewhere.ok and "notebooks/" in elsewhere.fix and "pip install" not in elsewhere.fix
     # where make built a .venv, the editable install is still expected there
     assert not doctor.diagnose_course_utils(here, None, None, fake_env).ok
+
+
+def test_the_hub_setup_the_messages_name_is_a_heading_of_the_guide():
+    title = doctor.HUB_SETUP.split(", ", 1)[1].strip('"')
+    guide = (ROOT / "docs" / "instructor-guide.md").read_text(encoding="utf-8")
+    assert f"#### {title}\n" in guide
+    notebook = json.loads((ROOT / "solutions" / "00-before-you-start.ipynb").read_text(encoding="utf-8"))
+    setup = "".join(next(c for c in notebook["cells"] if c["cell_type"] == "code")["source"])
+    assert f'docs/instructor-guide.md, \\"{title}\\"' in setup  # notebook 00's own message, without course_utils
