@@ -54,6 +54,7 @@ GUARD_DIR = ROOT / "tests" / "offline_guard"  # sitecustomize.py: the network gu
 FIGURE_AUDIT = ROOT / "tests" / "figure_audit.py"  # records the figures of a kernel (test_figure_colours_and_text)
 FIGURE_TEST = ROOT / "tests" / "test_figure_colours_and_text.py"
 BROWSER_TEST = ROOT / "tests" / "test_browser.py"
+HUB_TEST = ROOT / "tests" / "test_hub.py"
 OFFLINE_TEST = ROOT / "tests" / "test_offline.py"
 # numpy's print options before any test ran (numpy's defaults): docstring examples print with these.
 NUMPY_PRINT_OPTIONS = np.get_printoptions()
@@ -85,16 +86,19 @@ def offline_kernels(request) -> "OfflineKernels":
 def pytest_collection_modifyitems(session, config, items):
     """tests/test_offline.py and tests/test_figure_colours_and_text.py after the notebooks when they run together:
     they read what the notebooks' runs recorded (each module kept in one piece: their fixtures are module-scoped).
-    tests/test_browser.py last of all: its notebooks are driven in the background from the session's start
-    (:func:`pytest_collection_finish`), and each of its tests waits for its notebook's result."""
+    tests/test_browser.py then: its notebooks are driven in the background from the session's start
+    (:func:`pytest_collection_finish`), and each of its tests waits for its notebook's result. tests/test_hub.py last
+    of all, once the browser's notebooks are done: its learners' Chromium pages and kernels would compete with them
+    for the same cores."""
     if any(isinstance(item, IPyNbCell) and isinstance(item.parent, CourseNotebook) for item in items):
         readers = (FIGURE_TEST, OFFLINE_TEST)
         moved = [item for reader in readers for item in items if item.path == reader]
         if moved:
             items[:] = [item for item in items if item.path not in readers] + moved
-    browser = [item for item in items if item.path == BROWSER_TEST]
-    if browser:
-        items[:] = [item for item in items if item.path != BROWSER_TEST] + browser
+    for last in (BROWSER_TEST, HUB_TEST):
+        moved = [item for item in items if item.path == last]
+        if moved:
+            items[:] = [item for item in items if item.path != last] + moved
 
 
 def pytest_collection_finish(session):
@@ -125,7 +129,7 @@ def part_of(path: str) -> str:
     """The part of the suite a test file belongs to, for the time summary (``path`` relative to the root)."""
     if path.endswith(".ipynb"):
         return "notebooks (nbval)"
-    return {"tests/test_browser.py": "browser", "tests/test_offline.py": "offline",
+    return {"tests/test_browser.py": "browser", "tests/test_hub.py": "JupyterHub", "tests/test_offline.py": "offline",
             "tests/test_figure_colours_and_text.py": "figures' colours and text"}.get(path, "the rest")
 
 
