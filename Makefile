@@ -20,6 +20,8 @@ STAMP  := $(VENV)/.installed-$(LOCK)
 DEV_LOCK  := $(subst requirements,requirements-dev,$(LOCK))
 DEV_STAMP := $(VENV)/.installed-$(DEV_LOCK)
 FIRST_NOTEBOOK := notebooks/00-before-you-start.ipynb
+# configurable-http-proxy for the JupyterHub test, from npm (the rule is under `test`).
+HUB_PROXY := tests/hub/node_modules/.bin/configurable-http-proxy
 # No browser pop-up on a machine without a display (a server, a container, CI).
 ifeq ($(DISPLAY)$(WAYLAND_DISPLAY)$(filter Darwin,$(shell uname -s)),)
 LAB_BROWSER := --no-browser
@@ -50,9 +52,19 @@ notebook7: $(STAMP) $(OVERRIDES)
 
 # Lint first (ruff: pyflakes, pycodestyle, import order, likely bugs; config in pyproject.toml), then every test,
 # doctest and notebook.
-test: $(DEV_STAMP) $(OVERRIDES)
+test: $(DEV_STAMP) $(OVERRIDES) $(HUB_PROXY)
 	$(VENV)/bin/ruff check .
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+# configurable-http-proxy for the JupyterHub test (tests/test_hub.py), pinned by tests/hub/package-lock.json and
+# installed into tests/hub/node_modules by npm; without npm the hub test is skipped (.ci/run installs it and requires
+# the test). touch: npm keeps the package's own (old) file times.
+$(HUB_PROXY): tests/hub/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+		npm ci --prefix tests/hub --no-audit --no-fund --loglevel=error && touch $@; \
+	else \
+		echo "npm not found: the JupyterHub test (tests/test_hub.py) will be skipped (apt-get install nodejs npm)"; \
+	fi
 
 # The learner's environment (make env), and the maintainers' additions on top of it (make env-dev).
 env: $(STAMP) $(OVERRIDES)
