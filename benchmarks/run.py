@@ -1,10 +1,12 @@
-"""Run every benchmark (what `make bench` does): attention, dashboard latency, notebook run times, hub sizing.
+"""Run every benchmark (what `make bench` does): attention, dashboard latency, notebook run times, a room on a hub.
 
 Results go to benchmarks/results/ (Markdown tables and a PNG). Not part of `make test`.
 
     python benchmarks/run.py [--quick] [--setup] [--only PART ...] [--before REF]
 
-`make bench BENCH_ARGS="--only notebooks"` runs one part (attention, dashboards, notebooks, sizing).
+`make bench BENCH_ARGS="--only notebooks"` runs one part (attention, dashboards, notebooks, hub). The hub part
+(benchmarks/hub.py: 30 learners on a real JupyterHub, the sizing of docs/instructor-guide.md) takes the longest: its
+duration is in benchmarks/results/hub.md; `--learners N` sets the room's size.
 """
 import argparse
 import sys
@@ -13,12 +15,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import attention  # noqa: E402
-import sizing  # noqa: E402
+import hub  # noqa: E402
 import widgets  # noqa: E402
 
 import notebooks  # noqa: E402
 
-PARTS = ("attention", "dashboards", "notebooks", "sizing")
+PARTS = ("attention", "dashboards", "notebooks", "hub")
 
 
 def main(argv=None):
@@ -31,6 +33,7 @@ def main(argv=None):
                         help="run only this part (repeatable): " + ", ".join(PARTS))
     parser.add_argument("--before", help="the git ref the dashboards and notebooks are compared with "
                                          "(default: each part's own, written in its results)")
+    parser.add_argument("--learners", type=int, default=30, help="the hub part's room (default 30; --quick: 3)")
     parser.add_argument("--after", help="the git ref whose notebooks are timed (default: this checkout as it is)")
     args = parser.parse_args(argv)
     parts = args.only or PARTS
@@ -46,10 +49,11 @@ def main(argv=None):
         print("== notebooks (today's against an older commit's, alternated)", flush=True)
         after = ["--after", args.after] if args.after else []
         notebooks.main(["--rounds", "1" if args.quick else "3", *before, *after])
-    if "sizing" in parts:
-        print("== sizing (memory and CPU per learner, for a JupyterHub)", flush=True)
-        # --quick: one notebook, no server, results left alone (the guide's sizing tables come from a full run)
-        sizing.main(["00", "--moves", "1", "--no-server", "--no-write"] if args.quick else ["--moves", "6"])
+    if "hub" in parts:
+        print("== hub (a room of learners on a real JupyterHub: memory and CPU per learner, the guide's sizing)",
+              flush=True)
+        # --quick: a few learners, the report printed, results and the guide left alone (they come from a full run)
+        hub.main(["--learners", "3", "--no-write"] if args.quick else ["--learners", str(args.learners), "--optional"])
     if args.setup:
         import setup  # only behind the flag: it takes minutes
 

@@ -1,55 +1,36 @@
-"""Sizing for a JupyterHub: what one learner costs in memory and CPU. Writes benchmarks/results/sizing.md.
+"""Sizing for a JupyterHub, from a room measured on a real hub (benchmarks/hub.py): the per-user memory limit and
+guarantee, the room table for 30, 100 and 300 learners, and docs/instructor-guide.md's sizing block written from
+them, every number marked measured (on the hub, by benchmarks/hub.py), documented (a hub's documentation) or
+assumed.
 
-Measured, on Linux (read from /proc/<pid>/status VmHWM, the process's peak resident memory, and
-/proc/<pid>/stat, its CPU time):
+Also what the hub run reads and runs: a process's peak memory and CPU from /proc, and the code that moves every
+dashboard's controls in a learner's kernel.
 
-1. **A kernel per notebook**: each solved notebook run top to bottom in a fresh python3 kernel (nbclient), then
-   every dashboard the notebook made has each of its controls moved back and forth (``--moves`` times; each
-   move redraws and sends the new picture, as in a browser). Peak memory of the kernel process, and its CPU
-   seconds for start-up and for the run.
-2. **The Jupyter server of one learner**: ``jupyter lab --no-browser`` on a free port; over its REST API and
-   websocket (as JupyterLab does), each notebook of a learner's session is opened, run top to bottom and its
-   dashboards moved, one after the other, *without shutting the earlier kernels down* (JupyterLab keeps a
-   kernel running when its tab is closed). Peak memory of the server process, and the resident memory of the
-   server and all its kernels at the end of the session (what one learner holds at worst).
+    python benchmarks/hub.py --from-json    # the guide's block (and hub.md) again from benchmarks/results/hub.json
 
-From these, the per-user memory limit and guarantee and the sizing table for 30, 100 and 300 learners;
-docs/instructor-guide.md gives the table with each number marked measured or assumed.
-
-    python benchmarks/sizing.py [--moves 4] [--no-server] [--no-write] [NN ...]
-    python benchmarks/sizing.py --from-json     # sizing.md again from the last run's figures (sizing.json)
+Until issue 21 this file measured on its own (a kernel per notebook with nbclient, and one learner on ``jupyter lab``,
+no hub); the hub run measures both on the hub itself, so those measurements and their results (sizing.md,
+sizing.json) went.
 """
 from __future__ import annotations
 
-import argparse
 import ast
-import json
 import math
 import os
-import secrets
-import shutil
-import socket
-import subprocess
+import re
 import sys
-import tempfile
-import time
-import uuid
 from pathlib import Path
-
-import nbformat
-from nbclient import NotebookClient
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _common  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-SOLUTIONS = ROOT / "solutions"
 BENCHMARKS = Path(__file__).resolve().parent
+GUIDE = ROOT / "docs" / "instructor-guide.md"
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 MIB = 1024 * 1024
-RAW = _common.RESULTS / "sizing.json"  # the measured figures, so sizing.md can be written again without a run
 
-#: The workshop's notebooks (00-05, and 08 when it exists: taken after 05) and the optional follow-ups.
+#: The optional follow-ups (the workshop's notebooks are 00-05 and 08).
 OPTIONAL = ("06", "07")
 
 
@@ -72,21 +53,6 @@ def cpu_seconds(pid):
         fields = stat.read().rsplit(")", 1)[1].split()  # after the command name, which may hold spaces
     utime, stime, cutime, cstime = (int(v) for v in fields[11:15])  # fields 14-17 of proc(5)
     return (utime + stime + cutime + cstime) / CLOCK_TICKS
-
-
-def children(pid):
-    """Direct child processes of ``pid`` (from /proc/*/stat)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid:
-            found.append(int(entry.name))
-    return found
 
 
 # -- moving every dashboard ----------------------------------------------------------------------------------
@@ -129,180 +95,6 @@ def move_code(moves):
     ])
 
 
-def notebooks(prefixes=()):
-    return [p for p in sorted(SOLUTIONS.glob("[0-9][0-9]-*.ipynb")) if not prefixes or p.name[:2] in prefixes]
-
-
-# -- 1. a kernel per notebook --------------------------------------------------------------------------------
-
-def measure_kernel(path, moves):
-    """Run one solved notebook in a fresh kernel, move its dashboards; the kernel's peak memory and CPU."""
-    nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}})
-    row = {"notebook": path.stem}
-    with client.setup_kernel():
-        pid = client.km.provisioner.pid
-        row["start_cpu"] = cpu_seconds(pid)
-        row["start_hwm"] = proc_status(pid)["VmHWM"]
-        start = time.perf_counter()
-        try:
-            for index, cell in enumerate(nb.cells):
-                client.execute_cell(cell, index)
-            probe = nbformat.v4.new_code_cell(move_code(moves))
-            nb.cells.append(probe)
-            client.execute_cell(probe, len(nb.cells) - 1)
-            printed = "".join(o.get("text", "") for o in probe.outputs if o.get("name") == "stdout")
-            row["moved"] = json.loads(printed.strip().splitlines()[-1])
-            row["status"] = "ok"
-        except Exception as exc:  # report, do not stop the other notebooks
-            row["moved"], row["status"] = [], short_error(exc)
-        row["seconds"] = time.perf_counter() - start
-        row["cpu"] = cpu_seconds(pid) - row["start_cpu"]
-        status = proc_status(pid)
-        row["peak"], row["end_rss"] = status["VmHWM"], status["VmRSS"]
-    print(f"{path.stem:<34} kernel peak {row['peak'] / MIB:6.0f} MiB (idle {row['start_hwm'] / MIB:4.0f})  "
-          f"CPU {row['start_cpu']:4.1f} s start + {row['cpu']:5.1f} s run  "
-          f"{len(row['moved'])} controls moved  {row['status']}", flush=True)
-    return row
-
-
-# -- 2. the Jupyter server of one learner --------------------------------------------------------------------
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-class Server:
-    """``jupyter lab --no-browser`` on a free port with a throwaway token, settings and runtime folders."""
-
-    def __init__(self, root):
-        import requests  # in the lock (jupyter_server's dependency)
-
-        self.requests = requests
-        self.port, self.token = free_port(), secrets.token_hex(16)
-        self.tmp = Path(tempfile.mkdtemp(prefix="sizing-server-"))
-        env = dict(os.environ, JUPYTER_RUNTIME_DIR=str(self.tmp / "runtime"),
-                   JUPYTERLAB_SETTINGS_DIR=str(self.tmp / "settings"),
-                   JUPYTERLAB_WORKSPACES_DIR=str(self.tmp / "workspaces"))
-        jupyter = Path(sys.executable).parent / "jupyter"
-        self.log = open(self.tmp / "server.log", "w", encoding="utf-8")  # closed in stop()
-        self.process = subprocess.Popen(
-            [str(jupyter), "lab", "--no-browser", "--ip=127.0.0.1", f"--port={self.port}",
-             f"--ServerApp.token={self.token}", f"--ServerApp.root_dir={root}", "--allow-root"],
-            stdout=self.log, stderr=subprocess.STDOUT, env=env)
-        self.base = f"http://127.0.0.1:{self.port}"
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if self.get("/api/status").ok:
-                    break
-            except requests.ConnectionError:
-                pass
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"jupyter lab did not start; see {self.tmp / 'server.log'}")
-            time.sleep(0.2)
-        self.pid = self.process.pid
-
-    def get(self, path, **kwargs):
-        return self.requests.get(self.base + path, params={"token": self.token, **kwargs}, timeout=60)
-
-    def post(self, path, body):
-        return self.requests.post(self.base + path, params={"token": self.token}, json=body, timeout=60)
-
-    def open_notebook(self, rel):
-        """What JupyterLab does when a notebook is opened: read it, start a session (and its kernel)."""
-        self.get(f"/api/contents/{rel}", content=1).raise_for_status()
-        reply = self.post("/api/sessions", {"path": rel, "name": Path(rel).name, "type": "notebook",
-                                            "kernel": {"name": "python3"}})
-        reply.raise_for_status()
-        return reply.json()["kernel"]["id"]
-
-    def run(self, kernel_id, codes, timeout=600):
-        """Execute code cells one by one on the kernel through the server's websocket, as JupyterLab does."""
-        import websocket  # websocket-client, in the lock (jupyter_server's dependency)
-
-        url = f"ws://127.0.0.1:{self.port}/api/kernels/{kernel_id}/channels?token={self.token}"
-        ws = websocket.create_connection(url, timeout=timeout)
-        session, printed = uuid.uuid4().hex, []
-        try:
-            for code in codes:
-                msg_id = uuid.uuid4().hex
-                ws.send(json.dumps({
-                    "header": {"msg_id": msg_id, "username": "learner", "session": session,
-                               "msg_type": "execute_request", "version": "5.3"},
-                    "parent_header": {}, "metadata": {}, "channel": "shell", "buffers": [],
-                    "content": {"code": code, "silent": False, "store_history": True, "user_expressions": {},
-                                "allow_stdin": False, "stop_on_error": True}}))
-                replied = idle = False
-                while not (replied and idle):
-                    msg = json.loads(ws.recv())
-                    if msg.get("parent_header", {}).get("msg_id") != msg_id:
-                        continue
-                    kind = msg["msg_type"]
-                    if kind == "execute_reply":
-                        replied = True
-                        if msg["content"]["status"] != "ok":
-                            raise RuntimeError(f"{msg['content'].get('ename')}: {msg['content'].get('evalue')}")
-                    elif kind == "status" and msg["content"]["execution_state"] == "idle":
-                        idle = True
-                    elif kind == "stream" and msg["content"]["name"] == "stdout":
-                        printed.append(msg["content"]["text"])
-        finally:
-            ws.close()
-        return "".join(printed)
-
-    def stop(self):
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        self.log.close()
-        shutil.rmtree(self.tmp, ignore_errors=True)
-
-
-def measure_server(paths, moves):
-    """One learner's session on one server: every notebook opened, run, its dashboards moved; earlier kernels
-    kept running. Returns the server's peak memory after each notebook, and the whole session's memory."""
-    paths = sorted(paths, key=lambda p: (p.name[:2] in OPTIONAL, p.name))  # the workshop's first, then 06, 07
-    server = Server(ROOT)
-    rows = []
-    try:
-        idle = proc_status(server.pid)["VmHWM"]
-        server.get("/lab").raise_for_status()  # the page a learner's browser loads
-        kernels = {}
-        for path in paths:
-            rel = path.relative_to(ROOT).as_posix()
-            before = set(children(server.pid))
-            kernel_id = server.open_notebook(rel)
-            nb = nbformat.read(path, as_version=4)
-            codes = [cell.source for cell in nb.cells if cell.cell_type == "code"] + [move_code(moves)]
-            status, moved = "ok", []
-            try:
-                moved = json.loads(server.run(kernel_id, codes).strip().splitlines()[-1])
-            except Exception as exc:
-                status = short_error(exc)
-            new = sorted(set(children(server.pid)) - before)
-            kernels[path.stem] = new[0] if new else None
-            alive = [pid for pid in kernels.values() if pid and Path(f"/proc/{pid}").exists()]
-            server_status = proc_status(server.pid)
-            total_rss = server_status["VmRSS"] + sum(proc_status(pid)["VmRSS"] for pid in alive)
-            rows.append({"notebook": path.stem, "server_peak": server_status["VmHWM"],
-                         "kernel_peak": proc_status(kernels[path.stem])["VmHWM"] if kernels[path.stem] else None,
-                         "kernels_alive": len(alive), "session_rss": total_rss, "moved": len(moved),
-                         "status": status})
-            print(f"server after {path.stem:<30} server peak {server_status['VmHWM'] / MIB:5.0f} MiB; "
-                  f"{len(alive)} kernels alive, server + kernels resident {total_rss / MIB:6.0f} MiB  {status}",
-                  flush=True)
-        server_cpu = cpu_seconds(server.pid)
-    finally:
-        server.stop()
-    return {"idle_peak": idle, "rows": rows, "server_cpu": server_cpu}
-
-
 # -- from measurements to sizes ------------------------------------------------------------------------------
 
 def short_error(exc):
@@ -331,31 +123,31 @@ Z2JH_HUB_MIB = 512  # JupyterHub's capacity-planning page: ~500 MB is generous f
 OS_MIB = 1024  # the operating system and page cache of a machine or node (assumed)
 CONCURRENCY = 1.0  # a live workshop: every learner at once (TLJH suggests 40-60 % for a term-long class)
 BURST_SECONDS = 30  # the whole room presses Run All at once: done within this many seconds (assumed target)
+MINUTE_ONE_SECONDS = 60  # the whole room clicks the link at once: notebook 00 done within a minute (assumed target)
 
 
-def plan(kernel_rows, server, headroom=HEADROOM):
-    """Per-user memory for the workshop notebooks ("core": 00-05 and 08) and with the optional 06-07.
+def plan(figures, headroom=HEADROOM):
+    """Per-user memory for the workshop notebooks ("core": 00-05 and 08) and, when measured, with the optional 06-07.
 
-    Two ways a learner's session ends, from the measured peaks:
+    ``figures`` (benchmarks/hub.py's ``sizing_figures``): ``server_peak`` (bytes, the largest single-user server
+    peak over the learners) and ``kernel_peaks`` ({"00": bytes, ...}, each notebook's largest kernel peak).
+    Two ways a learner's session ends:
 
     - nothing closed: the server and every kernel of the session alive at its peak (JupyterLab keeps a kernel
       when its tab closes); x (1 + headroom), rounded up to 128 MiB, is the **limit** to set;
     - closing as they go (File > Close and Shut Down Notebook, or kernels culled): the server and the two
       largest kernels (the notebook in use and the previous one); x (1 + headroom), rounded up, is the
       **guarantee** to set.
-
-    Returns {} when any notebook failed (sizes from an incomplete session would be too small).
     """
-    if any(row["status"] != "ok" for row in kernel_rows + server["rows"]):
-        return {}
-    peaks = {row["notebook"][:2]: row["peak"] for row in kernel_rows}
+    peaks = figures["kernel_peaks"]
+    server_peak = figures["server_peak"]
     out = {}
     for name, keep in (("core", lambda n: n not in OPTIONAL), ("core + optional", lambda n: True)):
-        chosen = sorted((p for n, p in peaks.items() if keep(n)), reverse=True)
-        server_peaks = [r["server_peak"] for r in server["rows"] if keep(r["notebook"][:2])]
-        if not chosen or not server_peaks:
+        if name != "core" and not any(n in OPTIONAL for n in peaks):
             continue
-        server_peak = max(server_peaks)
+        chosen = sorted((p for n, p in peaks.items() if keep(n)), reverse=True)
+        if not chosen:
+            continue
         out[name] = {
             "notebooks": sorted(n for n in peaks if keep(n)),
             "server_peak": server_peak,
@@ -367,37 +159,56 @@ def plan(kernel_rows, server, headroom=HEADROOM):
     return out
 
 
-def table(kernel_rows, sizes):
+def overhead(learners, figures):
+    """The hub's own memory in a room of ``learners``: (MiB, "measured" or "documented"), the larger of the hub and
+    proxy measured (``hub_proxy_peak``) and what the hub's documentation gives (TLJH up to 100 learners, else Zero to
+    JupyterHub's hub and proxy)."""
+    documented = TLJH_OVERHEAD_MIB if learners <= TLJH_MAX_USERS else Z2JH_HUB_MIB
+    measured = figures.get("hub_proxy_peak")
+    if measured is not None and measured / MIB >= documented:
+        return math.ceil(measured / MIB), "measured"
+    return documented, "documented"
+
+
+def heaviest(figures):
+    """The workshop notebook whose kernel start + Run All costs the most CPU (the optional ones do not count)."""
+    return max((n for n in figures["notebook_cpu"] if n not in OPTIONAL), key=lambda n: figures["notebook_cpu"][n])
+
+
+def table(figures, sizes):
     """The sizing rows for 30, 100 and 300 learners (workshop notebooks), from the per-user figures.
 
     memory = concurrent users x per-user memory (limit: nothing closed; guarantee: closing as they go)
-             + the hub's overhead (TLJH's 128 MB, or Zero to JupyterHub's hub and proxy) + the OS.
-    CPU cores: enough that the whole room's Run All of the heaviest workshop notebook (its measured CPU
-    seconds x users) is done within BURST_SECONDS.
+             + the hub and proxy (:func:`overhead`) + the OS.
+    CPU cores, the larger of two bursts of the whole room at once:
+    - minute one: (minute one CPU s of the new flow + the hub's and proxy's share) x users within MINUTE_ONE_SECONDS;
+    - Run All: the heaviest workshop notebook's kernel start + Run All CPU s x users within BURST_SECONDS.
     """
     core = sizes.get("core")
-    runs = [r for r in kernel_rows if r["status"] == "ok" and r["notebook"][:2] not in OPTIONAL]
-    if not core or not runs:
+    if not core:
         return []
-    heaviest = max(runs, key=lambda r: r["cpu"])
+    top = heaviest(figures)
+    minute_one = figures["minute_one_cpu"]["new"] + figures["hub_proxy_minute_one_cpu"]
     rows = []
     for learners in ROOM_SIZES:
         users = math.ceil(learners * CONCURRENCY)
-        tljh = learners <= TLJH_MAX_USERS
-        overhead = TLJH_OVERHEAD_MIB if tljh else Z2JH_HUB_MIB
+        hub_mib, hub_mark = overhead(learners, figures)
+        cores_minute_one = math.ceil(users * minute_one / MINUTE_ONE_SECONDS)
+        cores_run_all = math.ceil(users * figures["notebook_cpu"][top] / BURST_SECONDS)
         rows.append({
             "learners": learners, "users": users,
-            "hub": "The Littlest JupyterHub, one machine" if tljh else "Zero to JupyterHub (Kubernetes)",
-            "nothing_closed_gib": (users * core["limit_mib"] + overhead + OS_MIB) / 1024,
-            "closing_gib": (users * core["guarantee_mib"] + overhead + OS_MIB) / 1024,
-            "overhead_mib": overhead,
-            "cores": max(2, math.ceil(users * heaviest["cpu"] / BURST_SECONDS)),
-            "burst_cpu": users * heaviest["cpu"], "heaviest": heaviest["notebook"], "heaviest_cpu": heaviest["cpu"],
+            "hub": "The Littlest JupyterHub, one machine" if learners <= TLJH_MAX_USERS else "Zero to JupyterHub (Kubernetes)",
+            "nothing_closed_gib": (users * core["limit_mib"] + hub_mib + OS_MIB) / 1024,
+            "closing_gib": (users * core["guarantee_mib"] + hub_mib + OS_MIB) / 1024,
+            "overhead_mib": hub_mib, "overhead_mark": hub_mark,
+            "cores_minute_one": cores_minute_one, "cores_run_all": cores_run_all,
+            "cores": max(2, cores_minute_one, cores_run_all),
+            "heaviest": top, "heaviest_cpu": figures["notebook_cpu"][top], "minute_one_cpu": minute_one,
         })
     return rows
 
 
-GUIDE_BEGIN = "<!-- sizing: generated by benchmarks/sizing.py from benchmarks/results/sizing.json -->"
+GUIDE_BEGIN = "<!-- sizing: generated by benchmarks/hub.py (benchmarks/sizing.py) from benchmarks/results/hub.json -->"
 GUIDE_END = "<!-- sizing: end -->"
 
 
@@ -405,47 +216,59 @@ def _gib(mib_value):
     return f"{mib_value / 1024:.0f} GiB" if mib_value >= 10 * 1024 else f"{mib_value / 1024:.1f} GiB"
 
 
-def guide_block(kernel_rows, sizes):
-    """The sizing section's tables for docs/instructor-guide.md, every number marked measured, documented
-    (taken from a hub's documentation) or assumed. Empty when the figures are incomplete."""
-    rows = table(kernel_rows, sizes)
+def _kernels(figures, group):
+    chosen = [figures["kernel_peaks"][n] for n in group["notebooks"]]
+    return f"{len(chosen)} kernels, {mib(min(chosen))}-{mib(max(chosen))} MiB each"
+
+
+def per_user_rows(figures, sizes):
+    rows = []
+    for name, group in sizes.items():
+        label = ("workshop notebooks " + ", ".join(group["notebooks"]) if name == "core" else
+                 "with the optional " + ", ".join(n for n in group["notebooks"] if n in OPTIONAL))
+        rows.append([label, f"{mib(group['server_peak'])} MiB", _kernels(figures, group),
+                     f"**{group['limit_mib']} MiB**", f"**{group['guarantee_mib']} MiB**"])
+    return rows
+
+
+def guide_block(figures, sizes):
+    """The sizing section's tables for docs/instructor-guide.md, every number marked measured (on the hub),
+    documented (a hub's documentation) or assumed. Empty when the figures are incomplete."""
+    rows = table(figures, sizes)
     if not rows:
         return ""
-    core, everything = sizes["core"], sizes.get("core + optional")
-    peaks = {r["notebook"][:2]: r["peak"] for r in kernel_rows}
-
-    def kernels(group):
-        chosen = [peaks[n] for n in group["notebooks"]]
-        return f"{len(chosen)} kernels, {mib(min(chosen))}-{mib(max(chosen))} MiB each"
-
-    per_user = [
-        ["workshop notebooks " + ", ".join(core["notebooks"]), f"{mib(core['server_peak'])} MiB", kernels(core),
-         f"**{core['limit_mib']} MiB**", f"**{core['guarantee_mib']} MiB**"],
-    ]
-    if everything:
-        per_user.append(["with the optional " + ", ".join(n for n in everything["notebooks"] if n in OPTIONAL),
-                         f"{mib(everything['server_peak'])} MiB", kernels(everything),
-                         f"**{everything['limit_mib']} MiB**", f"**{everything['guarantee_mib']} MiB**"])
-    room = [[r["learners"], r["hub"], f"{r['users']}", f"{_gib(r['nothing_closed_gib'] * 1024)}",
-             f"{_gib(r['closing_gib'] * 1024)}", f"{r['cores']}"] for r in rows]
-    first = rows[0]
+    core, first = sizes["core"], rows[0]
+    names = figures.get("notebook_names", {})
+    room = [[r["learners"], r["hub"], f"{r['users']}", _gib(r["nothing_closed_gib"] * 1024), _gib(r["closing_gib"] * 1024),
+             f"{r['overhead_mib']} MiB ({r['overhead_mark']})", f"{r['cores_minute_one']}", f"{r['cores_run_all']}",
+             f"**{r['cores']}**"] for r in rows]
+    old = figures["minute_one_cpu"].get("old")
     return "\n".join([
-        "Per learner (measured: a Jupyter server and one kernel per notebook, Run All and every dashboard moved; "
-        f"+{HEADROOM:.0%} headroom, assumed, as TLJH's documentation advises 20-40 %):",
+        f"Per learner (measured on a JupyterHub with {figures['learners']} learners at once, {figures['machine']}: the "
+        "single-user server and one kernel per notebook, Run All of the solved notebooks and every dashboard moved; the "
+        f"largest peak over the learners; +{HEADROOM:.0%} headroom, assumed, as TLJH's documentation advises 20-40 %):",
         "",
         _common.markdown_table(
-            ["notebooks", "Jupyter server (measured)", "kernels (measured)",
-             "limit: server + every kernel", "guarantee: server + 2 kernels"], per_user),
+            ["notebooks", "single-user server (measured)", "kernels (measured)", "limit: server + every kernel",
+             "guarantee: server + 2 kernels"], per_user_rows(figures, sizes)),
         "",
-        f"For the room (concurrent learners: all of them, assumed for a live workshop; memory = concurrent x per "
-        f"learner + {TLJH_OVERHEAD_MIB} MiB for TLJH or {Z2JH_HUB_MIB} MiB for the hub and proxy of Zero to "
-        f"JupyterHub (documented) + {OS_MIB // 1024} GiB for the system (assumed); CPU cores: the whole room "
-        f"pressing Run All on {first['heaviest']} ({first['heaviest_cpu']:.1f} CPU s each, measured) is done "
-        f"within {BURST_SECONDS} s, assumed target):",
+        f"For the room (concurrent learners: all of them, assumed for a live workshop; memory = concurrent x per learner "
+        f"+ the hub and proxy, the larger of {mib(figures['hub_proxy_peak'])} MiB measured with {figures['learners']} "
+        f"learners and the documented {TLJH_OVERHEAD_MIB} MiB of TLJH or {Z2JH_HUB_MIB} MiB of Zero to JupyterHub, + "
+        f"{OS_MIB // 1024} GiB for the system, assumed. CPU cores: the larger of two bursts of the whole room at once, "
+        f"minute one (the click to notebook 00 done: {first['minute_one_cpu']:.1f} CPU s per learner, measured, the "
+        f"hub's and proxy's share included) within {MINUTE_ONE_SECONDS} s, and Run All of "
+        f"{names.get(first['heaviest'], first['heaviest'])} ({first['heaviest_cpu']:.1f} CPU s each with its kernel's "
+        f"start, measured) within {BURST_SECONDS} s; both targets assumed):",
         "",
         _common.markdown_table(
             ["learners", "hub", "concurrent (assumed)", "memory, nothing closed (limit)",
-             "memory, closing as they go (guarantee)", "CPU cores"], room),
+             "memory, closing as they go (guarantee)", "hub + proxy", "cores: minute one", "cores: Run All",
+             "CPU cores"], room),
+        "",
+        (f"Minute one before commit 18bce55, when each learner also ran `pip install -e .` in a terminal: "
+         f"{old:.1f} CPU s per learner (measured in the same run), against {figures['minute_one_cpu']['new']:.1f} "
+         "today." if old else ""),
         "",
         "Settings for the workshop notebooks (M = MiB in both):",
         "",
@@ -463,112 +286,25 @@ def guide_block(kernel_rows, sizes):
     ])
 
 
-def write(kernel_rows, server, moves, sizes, machine):
-    lines = [
-        "# Sizing for a JupyterHub: memory and CPU of one learner",
-        "",
-        "Measured by `benchmarks/sizing.py` (`make bench`). Peak resident memory is the process's VmHWM "
-        "(/proc/<pid>/status); CPU seconds are user + system time (/proc/<pid>/stat). 1 MiB = 1,048,576 bytes.",
-        "",
-        "## Machine",
-        *machine,
-        "",
-        "## 1. A kernel per notebook",
-        "",
-        f"Each solved notebook run top to bottom in a fresh python3 kernel (nbclient), then every dashboard's "
-        f"controls moved {moves} times each (each move redraws and sends the picture). *Idle* is the kernel "
-        "just started (numpy and the course not yet imported).",
-        "",
-        _common.markdown_table(
-            ["notebook", "kernel peak (MiB)", "idle kernel (MiB)", "CPU s, start", "CPU s, run + moves",
-             "wall s", "controls moved", "status"],
-            [[r["notebook"], mib(r["peak"]), mib(r["start_hwm"]), f"{r['start_cpu']:.1f}", f"{r['cpu']:.1f}",
-              f"{r['seconds']:.1f}", len(r["moved"]), r["status"]] for r in kernel_rows]),
-        "",
-    ]
-    ok = [r for r in kernel_rows if r["status"] == "ok"]
-    if ok:
-        core = [r for r in ok if r["notebook"][:2] not in OPTIONAL]
-        lines += [f"Largest kernel peak: {mib(max(r['peak'] for r in ok))} MiB "
-                  f"({max(ok, key=lambda r: r['peak'])['notebook']}); workshop notebooks "
-                  f"({', '.join(r['notebook'][:2] for r in core)}): CPU {sum(r['cpu'] for r in core):.1f} s "
-                  f"for all their runs + moves, {sum(r['start_cpu'] for r in core):.1f} s for their kernels' "
-                  "start-up.", ""]
-    if server:
-        lines += [
-            "## 2. The Jupyter server of one learner",
-            "",
-            "`jupyter lab --no-browser` on a free port; the notebooks opened one after the other over its REST API, "
-            f"each run over the kernel websocket and its dashboards moved ({moves} moves per control), earlier "
-            "kernels left running (JupyterLab does not shut a kernel down when its tab closes). *Session resident* "
-            "is the server's and all live kernels' resident memory summed (shared library pages counted once per "
-            "process: an over-estimate).",
-            "",
-            f"Server just started: peak {mib(server['idle_peak'])} MiB. Server CPU for the whole session: "
-            f"{server['server_cpu']:.1f} s.",
-            "",
-            _common.markdown_table(
-                ["after notebook", "server peak (MiB)", "its kernel's peak (MiB)", "controls moved", "kernels alive",
-                 "session resident (MiB)", "status"],
-                [[r["notebook"], mib(r["server_peak"]), mib(r["kernel_peak"]) if r["kernel_peak"] else "-",
-                  r["moved"], r["kernels_alive"], mib(r["session_rss"]), r["status"]] for r in server["rows"]]),
-            "",
-        ]
-    if server and not sizes:
-        lines += ["No per-user sizes: a notebook failed above (sizes from an incomplete session would be too small).", ""]
-    if sizes:
-        lines += [
-            f"## Per-user memory (the peaks above, +{HEADROOM:.0%} headroom, rounded up to 128 MiB)",
-            "",
-            "- nothing closed: the server and every kernel of the session at its peak -> the **limit**",
-            "- closing as they go: the server and the two largest kernels (the notebook in use and the previous one) "
-            "-> the **guarantee**",
-            "",
-            _common.markdown_table(
-                ["notebooks", "server peak (MiB)", "nothing closed (MiB)", "limit (MiB)", "closing as they go (MiB)",
-                 "guarantee (MiB)"],
-                [[f"{name}: {', '.join(s['notebooks'])}", mib(s["server_peak"]), mib(s["all_alive"]), s["limit_mib"],
-                  mib(s["two_alive"]), s["guarantee_mib"]] for name, s in sizes.items()]),
-            "",
-        ]
-    block = guide_block(kernel_rows, sizes)
-    if block:
-        lines += ["## For docs/instructor-guide.md", "",
-                  "The guide's sizing section holds this block as it is (tests/test_sizing.py compares them).",
-                  "", GUIDE_BEGIN, block, GUIDE_END, ""]
-    _common.RESULTS.mkdir(parents=True, exist_ok=True)
-    path = _common.RESULTS / "sizing.md"
-    path.write_text("\n".join(lines), encoding="utf-8")
-    print(f"wrote {path}")
+def replace_block(text, block):
+    """``text`` (the guide) with what lies between GUIDE_BEGIN (or an older begin marker of this block) and GUIDE_END
+    replaced by ``block``. ValueError when the markers are missing."""
+    match = re.search(r"<!-- sizing: generated by [^\n]*-->\n(.*?)" + re.escape(GUIDE_END), text, re.DOTALL)
+    if not match:
+        raise ValueError(f"no '<!-- sizing: generated by ... -->' ... '{GUIDE_END}' block")
+    return text[:match.start()] + GUIDE_BEGIN + "\n" + block.strip() + "\n" + text[match.end() - len(GUIDE_END):]
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("prefixes", nargs="*", help="notebook numbers, e.g. 01 07 (default: all)")
-    parser.add_argument("--moves", type=int, default=4, help="moves per dashboard control (default 4)")
-    parser.add_argument("--no-server", action="store_true", help="skip the Jupyter server measurement")
-    parser.add_argument("--no-write", action="store_true",
-                        help="print the figures only; leave benchmarks/results/ as it is (a smoke run)")
-    parser.add_argument("--from-json", action="store_true",
-                        help=f"no measurement: write sizing.md again from the figures of the last run ({RAW.name})")
-    args = parser.parse_args(argv)
-    if args.from_json:
-        raw = json.loads(RAW.read_text(encoding="utf-8"))
-    else:
-        if not Path("/proc/self/status").exists():
-            print("sizing: needs Linux (/proc); skipped")
-            return
-        paths = notebooks(set(args.prefixes))
-        kernel_rows = [measure_kernel(path, args.moves) for path in paths]
-        server = None if args.no_server else measure_server(paths, args.moves)
-        raw = {"moves": args.moves, "machine": _common.machine(), "kernels": kernel_rows, "server": server}
-        if args.no_write:
-            return
-        _common.RESULTS.mkdir(parents=True, exist_ok=True)
-        RAW.write_text(json.dumps(raw, indent=1) + "\n", encoding="utf-8")
-    sizes = plan(raw["kernels"], raw["server"]) if raw["server"] else {}
-    write(raw["kernels"], raw["server"], raw["moves"], sizes, raw["machine"])
+def guide_section(text):
+    """The block between the guide's markers (stripped), or None."""
+    start, end = text.find(GUIDE_BEGIN), text.find(GUIDE_END)
+    if not 0 <= start < end:
+        return None
+    return text[start + len(GUIDE_BEGIN):end].strip()
 
 
-if __name__ == "__main__":
-    main()
+def write_guide(figures, sizes, path=GUIDE):
+    """Write the sizing block into the guide between its markers (the rest of the guide is left as it is)."""
+    text = path.read_text(encoding="utf-8")
+    path.write_text(replace_block(text, guide_block(figures, sizes)), encoding="utf-8")
+    print(f"wrote the sizing block of {path}")
