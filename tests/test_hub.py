@@ -84,6 +84,7 @@ FIRST_OPEN_S = 240  # login, spawn, clone, JupyterLab with notebook 00 and its k
 RUN_ALL_S = 240
 STEP_S = 90  # opening a notebook, a kernel restart, running a cell, a save
 UPDATE_S = 120
+LEARNER_STEP_S = 600  # one learner's whole step (a click and what follows it), whatever its waits add up to
 
 
 def answer(learner: str, exercise: str = EXERCISE) -> str:
@@ -200,6 +201,7 @@ class Learner:
     name: str
     page: object = None
     seconds: dict = field(default_factory=dict)    #: step -> seconds
+    laps: dict = field(default_factory=dict)       #: part of a step -> seconds (:meth:`lap`)
     errors: dict = field(default_factory=dict)     #: step -> what went wrong (a timeout, a missing cell)
     seen: dict = field(default_factory=dict)       #: what the steps recorded, for the tests
 
@@ -249,11 +251,21 @@ class Learner:
         await self.wait(f"idle kernel after running {ids}", _KERNEL_IDLE)
         return await self.run_js("reading the outputs", _CODE_CELLS)
 
+    def lap(self, part: str) -> None:
+        """The time since the step began or since the last lap, as ``part``'s."""
+        now = time.monotonic()
+        self.laps[part] = round(now - self._last, 1)
+        self._last = now
+
     async def step(self, name: str, work) -> None:
         """Run ``work()`` as step ``name``: its time, and any failure recorded (with a screenshot), not raised."""
-        started = time.monotonic()
+        started = self._last = time.monotonic()
         try:
-            await work()
+            try:
+                await asyncio.wait_for(work(), LEARNER_STEP_S)
+            except asyncio.TimeoutError:
+                raise AssertionError(f"{self.name}: the step took more than {LEARNER_STEP_S} s; {await self.where()}"
+                                     ) from None
         except Exception as error:  # noqa: BLE001 - reported by the test of that step
             self.errors[name] = f"{type(error).__name__}: {error}"
             ARTIFACTS.mkdir(parents=True, exist_ok=True)
@@ -319,10 +331,13 @@ class Workshop:
         await page.click("[type=submit]")
         await learner.notebook_ready(NB00, "JupyterLab with notebook 00 after login, spawn and clone", FIRST_OPEN_S,
                                      after_link=True)
+        learner.lap("link to 00 shown (login, spawn, clone, JupyterLab)")
         learner.seen["00"] = await learner.run_all(NB00)
+        learner.lap("Run All 00")
         await learner.run_js("opening notebook 01", _OPEN_IN_PLACE, f"{COURSE}/{NB01}")
         await learner.notebook_ready(NB01, "notebook 01")
         learner.seen["01"] = await learner.run_all(NB01)
+        learner.lap("open 01 (new kernel) and Run All 01")
         learner.seen["first kernel"] = await learner.run_js("the kernel's id", _KERNEL_ID)
         for exercise in (EXERCISE, OTHER):
             problem = await learner.run_js(f"answering {exercise}", _SET_SOURCE,
@@ -332,6 +347,7 @@ class Workshop:
         dirty = await learner.run_js("saving notebook 01", _SAVE)
         assert dirty is False, f"{learner.name}: notebook 01 is still unsaved after File > Save"
         learner.seen["saved"] = notebook_cells(self.clone(learner.name) / NB01)
+        learner.lap("answer 2 exercises, run them and their checks, save")
 
     # -- step 2
     def push_course_changes(self) -> None:
@@ -360,6 +376,7 @@ class Workshop:
         await learner.page.goto(self.link, timeout=STEP_S * 1000)
         await learner.notebook_ready(NB00, "JupyterLab with notebook 00 after the second click", FIRST_OPEN_S,
                                      after_link=True)
+        learner.lap("second click to 00 shown (pull, JupyterLab)")
         learner.seen["pulled"] = notebook_cells(self.clone(learner.name) / NB01)
         learner.seen["pulled framework"] = (self.clone(learner.name) / FRAMEWORK).read_text(encoding="utf-8")
         learner.seen["pulled log"] = H.run(["git", "log", "--format=%s", "-4"], cwd=self.clone(learner.name)).stdout
@@ -367,9 +384,11 @@ class Workshop:
         await learner.notebook_ready(NB01, "notebook 01 reopened")
         learner.seen["same kernel"] = await learner.run_js("the kernel's id", _KERNEL_ID)
         learner.seen["running kernel"] = await learner.run_cells([CHECK])
+        learner.lap("reopen 01 on its running kernel, run a check cell")
         await learner.run_js("restarting the kernel of 01", _RESTART)
         await learner.wait("idle kernel after the restart", _KERNEL_IDLE)
         learner.seen["fresh kernel"] = await learner.run_all(NB01)
+        learner.lap("restart the kernel, Run All 01")
 
     # -- step 4
     def update(self, learner: Learner) -> None:
@@ -425,8 +444,20 @@ class Workshop:
             list(pool.map(self.update, self.learners.values()))
         self.timed("update tool", started)
 
+    def save_logs(self) -> None:
+        """The hub's log, each single-user server's and the git server's, into test-artifacts/hub/."""
+        for log in [*sorted((self.scratch / "hub" / "logs").glob("*.log")), self.scratch / "git" / "git-server.log"]:
+            if log.exists():
+                shutil.copy(log, ARTIFACTS / log.name)
+
     def report(self) -> str:
         lines = [f"{step}: {seconds} s" for step, seconds in self.seconds.items()]
+        parts = {}
+        for learner in self.learners.values():
+            for part, seconds in learner.laps.items():
+                parts.setdefault(part, []).append(seconds)
+        lines += [f"  {part}: mean {sum(times) / len(times):.1f} s, max {max(times)} s over {len(times)} learners"
+                  for part, times in parts.items()]
         for learner in self.learners.values():
             steps = ", ".join(f"{step} {seconds} s" for step, seconds in learner.seconds.items())
             lines.append(f"{learner.name}: {steps}" + (f"; errors: {learner.errors}" if learner.errors else ""))
@@ -469,19 +500,20 @@ def workshop(tmp_path_factory, request):
     failed_before = request.session.testsfailed
     started = time.monotonic()
     run = Workshop(tmp_path_factory.mktemp("hub"))
+    set_up = False
     try:
         run.start()
         run.run()
+        set_up = True
     finally:
         run.stop()
         run.timed("whole module", started)
         (ARTIFACTS / "timings.txt").write_text(run.report() + "\n")
+        if not set_up:
+            run.save_logs()
     yield run
     if request.session.testsfailed > failed_before or any(learner.errors for learner in run.learners.values()):
-        logs = [*sorted(run.hub.logs.glob("*.log")), run.git.log_path] if run.hub else []
-        for log in logs:
-            if log.exists():
-                shutil.copy(log, ARTIFACTS / log.name)
+        run.save_logs()
 
 
 def _no_errors(workshop, step: str):
