@@ -75,7 +75,7 @@ NB01 = "notebooks/01-one-attention-row.ipynb"
 EXERCISE, CHECK = "nb01-ex1", "nb01-ex1-check"  #: the exercise whose cell the course changes (b)
 OTHER, OTHER_CHECK = "nb01-ex2", "nb01-ex2-check"  #: an exercise the course leaves alone
 PLACEHOLDER = "    # YOUR CODE HERE\n    raise NotImplementedError()"
-#: The course's changes of step 2: (file, cell id or None, the line changed (its start), what is appended to it).
+#: What the course's changes (a), (b) and (c) of step 2 append to the line each changes.
 MARK_A, MARK_B, MARK_C = "[workshop fix a]", "[workshop fix b]", "[workshop fix c]"
 FRAMEWORK = "course_utils/checks/_framework.py"  #: change (c): the message every passing checker prints
 CHECKER_MESSAGE = 'f"Correct: all {total} cases passed."'
@@ -288,6 +288,7 @@ class Workshop:
         self.learners = {name: Learner(name) for name in LEARNERS}
         self.git = self.hub = None
         self.served: dict = {}
+        self.hidden: tuple = ()
         self.course_head = None
         self.processes: list = []
         self.forced: list = []
@@ -451,7 +452,8 @@ class Workshop:
                 shutil.copy(log, ARTIFACTS / log.name)
 
     def report(self) -> str:
-        lines = [f"{step}: {seconds} s" for step, seconds in self.seconds.items()]
+        lines = [f"served: {self.served}; left out of the hub's environment: {list(self.hidden)}"]
+        lines += [f"{step}: {seconds} s" for step, seconds in self.seconds.items()]
         parts = {}
         for learner in self.learners.values():
             for part, seconds in learner.laps.items():
