@@ -400,7 +400,9 @@ def learner_session(hub, link, name, flow, stems, moves, keep, stop, marks, repl
                 marks[name] = time.monotonic()
             if row["kernels"][-1]["status"] != "ok":
                 row["status"] = row["kernels"][-1]["status"]
-        row["server_peak"], row["server_cpu"] = peak_and_cpu(server_pid)
+        row["server_peak"] = sizing.proc_status(server_pid)["VmHWM"]
+        # its own CPU, and its children's until minute one (the clone): later, kernels shut down join its children
+        row["server_cpu"] = sizing.cpu_parts(server_pid)[0] + row["minute_one"]["server_children_cpu"]
     except Exception as exc:  # one learner's failure is reported, the room goes on
         row["status"] = sizing.short_error(exc)
     row["wall"] = time.monotonic() - start
@@ -409,17 +411,20 @@ def learner_session(hub, link, name, flow, stems, moves, keep, stop, marks, repl
 
 
 def minute_one(start, server_pid, kernel, pip_cpu):
-    """Minute one of a learner, read when notebook 00 is done: CPU of the server (with the clone it waited for),
+    """Minute one of a learner, read when notebook 00 is done (before any kernel is shut down, so the server's
+    waited-for children are the clone's git): CPU of the server (with the clone),
     of 00's kernel (start and run) and of the old flow's pip install; wall seconds since the click."""
-    server_cpu = sizing.cpu_seconds(server_pid)
+    own, children = sizing.cpu_parts(server_pid)
     kernel_cpu = kernel["start_cpu"] + kernel["run_cpu"]
-    return {"cpu": server_cpu + kernel_cpu + pip_cpu, "server_cpu": server_cpu, "kernel_cpu": kernel_cpu,
-            "pip_cpu": pip_cpu, "wall": time.monotonic() - start}
+    return {"cpu": own + children + kernel_cpu + pip_cpu, "server_cpu": own + children, "server_children_cpu": children,
+            "kernel_cpu": kernel_cpu, "pip_cpu": pip_cpu, "wall": time.monotonic() - start}
 
 
 def run_notebook(learner, hub, name, clone, stem, moves, open_sessions, keep):
-    """Open a notebook of the clone, Run All (the solved code), move its dashboards; the kernel's figures. Shuts the
-    oldest sessions down when more than ``keep`` are open (None: never, as JupyterLab)."""
+    """Open a notebook of the clone, Run All (the solved code), move its dashboards; the kernel's figures. First shuts
+    the oldest sessions down so that at most ``keep`` are open with this one (None: never, as JupyterLab)."""
+    while keep is not None and len(open_sessions) >= keep:
+        learner.shut_down(open_sessions.pop(0))
     rel = f"{clone.name}/notebooks/{stem}.ipynb"
     session = learner.open_notebook(rel)
     kernel_id = session["kernel"]["id"]
@@ -445,8 +450,6 @@ def run_notebook(learner, hub, name, clone, stem, moves, open_sessions, keep):
         ws.close()
     row["peak"] = sizing.proc_status(pid)["VmHWM"]
     open_sessions.append(session["id"])
-    while keep is not None and len(open_sessions) > keep:
-        learner.shut_down(open_sessions.pop(0))
     return row
 
 
@@ -740,9 +743,11 @@ def lab_sentence(raw):
 def keep_sentence(settings):
     if settings["keep_kernels"] is None:
         return "Earlier kernels were left running, as JupyterLab does."
-    return (f"Each learner kept at most {settings['keep_kernels']} kernels running (the oldest shut down), chosen "
-            f"so that the room fit in the memory available at the start ({settings['available_at_start'] / 2**30:.1f} "
-            "GiB); a kernel's peak does not depend on the others, so the limit below still sums every kernel.")
+    why = (f"chosen so that the room fit in the memory available at the start "
+           f"({settings['available_at_start'] / 2**30:.1f} GiB)" if settings.get("keep_auto") else "as asked")
+    return (f"Each learner kept at most {settings['keep_kernels']} kernels running (the oldest shut down before the "
+            f"next opened), {why}; a kernel's peak does not depend on the others, so the limit below still sums every "
+            "kernel.")
 
 
 def goal_sentence(summary):
@@ -832,7 +837,8 @@ def main(argv=None):
           f"{keep or 'all'} ({available / 2**30:.1f} GiB available)", flush=True)
     raw = run_room(args.learners, stems, args.moves, keep, args.stagger, args.timeout)
     raw["settings"] = {"learners": args.learners, "notebooks": stems, "moves": args.moves, "keep_kernels": keep,
-                       "stagger": args.stagger, "available_at_start": available, **versions()}
+                       "keep_auto": args.keep_kernels is None, "stagger": args.stagger,
+                       "available_at_start": available, **versions()}
     raw["machine"] = _common.machine()
     summary = summarise(raw)
     for flow, m in summary["minute_one"].items():

@@ -47,12 +47,18 @@ def proc_status(pid):
     return values
 
 
-def cpu_seconds(pid):
-    """User + system CPU seconds of a process and of its children it has waited for (/proc/<pid>/stat)."""
+def cpu_parts(pid):
+    """(own, children): user + system CPU seconds of a process, and of its children it has waited for
+    (/proc/<pid>/stat)."""
     with open(f"/proc/{pid}/stat", encoding="utf-8") as stat:
         fields = stat.read().rsplit(")", 1)[1].split()  # after the command name, which may hold spaces
     utime, stime, cutime, cstime = (int(v) for v in fields[11:15])  # fields 14-17 of proc(5)
-    return (utime + stime + cutime + cstime) / CLOCK_TICKS
+    return (utime + stime) / CLOCK_TICKS, (cutime + cstime) / CLOCK_TICKS
+
+
+def cpu_seconds(pid):
+    """User + system CPU seconds of a process and of its children it has waited for (/proc/<pid>/stat)."""
+    return sum(cpu_parts(pid))
 
 
 # -- moving every dashboard ----------------------------------------------------------------------------------
