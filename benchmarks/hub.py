@@ -164,7 +164,7 @@ class Learner:
 
     def open_lab(self, urlpath, replay=None):
         """JupyterLab's page and what a browser fetches for it: ``replay`` (paths under the user's prefix, recorded
-        from a real browser by :func:`record_lab_requests`), else the page's own scripts and the REST calls the
+        from a real browser by :func:`browser_probe`), else the page's own scripts and the REST calls the
         application makes on start (a browser also fetches about a hundred lazily loaded chunks). How many GETs."""
         page = self.follow(f"{self.base}/{urlpath}")
         if replay:
@@ -274,10 +274,25 @@ class Learner:
         self.api("DELETE", f"api/sessions/{session_id}")
 
 
-def record_lab_requests(hub, link, name="browser-probe", timeout=180):
-    """What JupyterLab fetches when the link opens notebook 00, recorded once from headless Chromium (playwright) as a
-    probe learner: the GETs under the learner's prefix after the page itself, as paths relative to it (the HTTP
-    learners replay them). None when playwright or Chromium is missing. The probe's server is stopped afterwards."""
+RUN_ALL_DONE = """() => {
+    const panel = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+    const kernel = panel && panel.sessionContext && panel.sessionContext.session && panel.sessionContext.session.kernel;
+    if (!kernel || kernel.status !== 'idle') return false;
+    const cells = panel.content.model.cells;
+    for (let i = 0; i < cells.length; i++) {
+        const cell = cells.get(i);
+        if (cell.type === 'code' && cell.executionCount == null) return false;
+    }
+    return true;
+}"""
+
+
+def browser_probe(hub, link, name="browser-probe", timeout=300):
+    """One learner in headless Chromium (playwright), alone on the hub before the room: the link, the login, then
+    *Run All* on notebook 00 (the learner version) from JupyterLab's command. Records what JupyterLab fetched until
+    00's kernel was first idle (the GETs under the learner's prefix after the page itself: the HTTP learners replay
+    them), and this learner's minute one measured the same way as theirs, for comparison. The probe's server is
+    stopped afterwards. None when playwright or Chromium is missing."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
@@ -293,16 +308,25 @@ def record_lab_requests(hub, link, name="browser-probe", timeout=180):
         try:
             page = browser.new_page()
             page.on("request", lambda request: seen.append((request.method, request.url)))
+            start = time.monotonic()
             page.goto(link, timeout=timeout * 1000)
             page.fill("input[name=username]", name)
             page.fill("input[name=password]", hub_password())
             page.click("[type=submit]")
             page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=timeout * 1000)
             page.wait_for_timeout(3000)  # the requests that follow the first render
+            paths = lab_paths(seen, prefix)
+            page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+            page.wait_for_function(RUN_ALL_DONE, timeout=timeout * 1000, polling=200)
+            wall = time.monotonic() - start
+            server, kernel = find_process(hub, "server", name), find_process(hub, "kernel", name)
+            server_cpu, kernel_cpu = sizing.cpu_seconds(server), sizing.cpu_seconds(kernel)
+            probe = {"paths": paths, "server_peak": sizing.proc_status(server)["VmHWM"], "server_cpu": server_cpu,
+                     "kernel_cpu": kernel_cpu, "minute_one_cpu": server_cpu + kernel_cpu, "wall": wall}
         finally:
             browser.close()
     hub.api("DELETE", f"users/{name}/server")
-    return lab_paths(seen, prefix)
+    return probe
 
 
 def lab_paths(requests, prefix):
@@ -417,7 +441,8 @@ def minute_one(start, server_pid, kernel, pip_cpu):
     own, children = sizing.cpu_parts(server_pid)
     kernel_cpu = kernel["start_cpu"] + kernel["run_cpu"]
     return {"cpu": own + children + kernel_cpu + pip_cpu, "server_cpu": own + children, "server_children_cpu": children,
-            "kernel_cpu": kernel_cpu, "pip_cpu": pip_cpu, "wall": time.monotonic() - start}
+            "kernel_cpu": kernel_cpu, "pip_cpu": pip_cpu, "wall": time.monotonic() - start,
+            "server_peak": sizing.proc_status(server_pid)["VmHWM"]}
 
 
 def run_notebook(learner, hub, name, clone, stem, moves, open_sessions, keep):
@@ -498,7 +523,7 @@ def start_room(scratch):
     try:
         hub_helpers.serve_course(git.repository(COURSE), scratch / "serve")
         env = hub_helpers.hub_environment(scratch / "hub-env")
-        hub = hub_helpers.Hub(scratch / "hub", env, start_timeout=1200, http_timeout=1200, expose_app=False).start()
+        hub = hub_helpers.Hub(scratch / "hub", env, start_timeout=1200, http_timeout=1200, expose_app=True).start()
     except BaseException:
         git.stop()
         raise
@@ -523,7 +548,8 @@ def run_room(learners, stems, moves, keep, stagger, timeout):
     begin = time.monotonic()
     git, hub, link = start_room(scratch)
     try:
-        replay = record_lab_requests(hub, link)
+        probe = browser_probe(hub, link)
+        replay = probe["paths"] if probe else None
         print(f"JupyterLab's requests: {f'{len(replay)} recorded from Chromium' if replay else 'not recorded'}",
               flush=True)
         at_start = hub_figures(hub)
@@ -550,6 +576,7 @@ def run_room(learners, stems, moves, keep, stagger, timeout):
     return {"learners": [rows.get(n, {"name": n, "status": "error: did not finish"}) for n in names],
             "hub_at_start": at_start, "hub_at_minute_one": minute_one_end, "hub_at_end": at_end,
             "room_seconds": room_seconds, "total_seconds": time.monotonic() - begin, "lab_replay": replay,
+            "browser_probe": probe,
             "lowest_available": lowest[0], "forced_stops": forced}
 
 
@@ -627,6 +654,7 @@ def sizing_figures(summary, machine):
         "notebook_cpu": {nb: k["start_cpu"]["mean"] + k["run_cpu"]["mean"] for nb, k in summary["kernels"].items()},
         "notebook_names": {nb: k["name"] for nb, k in summary["kernels"].items()},
         "minute_one_cpu": {flow: (m["cpu"] or {}).get("mean") for flow, m in summary["minute_one"].items()},
+        "minute_one_wall": {key: (summary["minute_one"]["new"]["wall"] or {}).get(key) for key in ("median", "max")},
         "hub_proxy_minute_one_cpu": summary["hub_proxy_minute_one_cpu"],
         "hub_proxy_peak": summary["hub_peak"] + summary["proxy_peak"],
     }
@@ -698,6 +726,7 @@ def report(raw, summary, sizes):
         "",
         goal_sentence(summary),
         "",
+        *probe_lines(raw),
         f"The hub and the proxy used {summary['hub_proxy_minute_one_cpu']:.1f} CPU s per learner from the hub's "
         "start to the end of the room's minute one (the last learner's notebook 00 done): login, spawn, OAuth, "
         "proxying.",
@@ -730,6 +759,23 @@ def report(raw, summary, sizes):
     if sizes:
         lines += sizing_section(sizes)
     return "\n".join(lines)
+
+
+def probe_lines(raw):
+    """A Chromium learner's minute one beside the HTTP learners' (new flow), as a check of the HTTP driver."""
+    probe = raw.get("browser_probe")
+    if not probe:
+        return []
+    new = [r for r in raw["learners"] if r["status"] == "ok" and r["flow"] == "new"]
+    peaks = spread([r["minute_one"].get("server_peak") for r in new])
+    return [
+        f"Check of the HTTP driver: one learner in headless Chromium, alone on the hub before the room (the link, "
+        f"the login, *Run All* of notebook 00 from JupyterLab's menu command): minute one {probe['minute_one_cpu']:.1f} "
+        f"CPU s (server {probe['server_cpu']:.1f}, kernel {probe['kernel_cpu']:.1f}) in {probe['wall']:.0f} s, server "
+        f"peak {probe['server_peak'] / MIB:.0f} MiB at that point; the new-flow HTTP learners, in the room: server peak "
+        f"at notebook 00 done {_range(peaks, MIB, 0)} MiB.",
+        "",
+    ]
 
 
 def lab_sentence(raw):

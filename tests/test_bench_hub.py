@@ -75,6 +75,7 @@ def test_the_sizing_figures_are_the_largest_peaks_and_the_mean_cpu():
     assert figures["kernel_peaks"] == {"00": 113 * MIB, "01": 141 * MIB}
     assert figures["notebook_cpu"]["00"] == pytest.approx(0.5 + 2.5)  # kernel start + mean Run All (2, 2, 4, 2)
     assert figures["minute_one_cpu"] == {"new": 5.0, "old": 10.0}
+    assert figures["minute_one_wall"] == {"median": 20.0, "max": 20.0}  # the new flow's: every made-up wall is 20 s
     assert figures["hub_proxy_peak"] == 190 * MIB
     assert "X86_V4" in figures["machine"]
 
@@ -152,6 +153,18 @@ def test_the_report_has_both_flows_every_learner_and_the_machine():
     assert "learner-05" in text and "spawn failed" in text
     assert "SIMD found: X86_V3, X86_V4" in text
     assert "4 of 5 learners" in text
+    assert "Check of the HTTP driver" not in text  # no browser here: no comparison
+
+
+def test_the_report_puts_a_browser_learners_minute_one_beside_the_http_learners():
+    raw = room()
+    for row in raw["learners"][:4]:
+        row["minute_one"]["server_peak"] = (135 if row["flow"] == "new" else 150) * MIB
+    raw["browser_probe"] = {"paths": ["a"], "server_peak": 137 * MIB, "server_cpu": 3.5, "kernel_cpu": 1.75,
+                            "minute_one_cpu": 5.25, "wall": 12.0}
+    text = hub.report(raw, hub.summarise(raw), {})
+    assert "minute one 5.2 CPU s (server 3.5, kernel 1.8) in 12 s, server peak 137 MiB" in text
+    assert "server peak at notebook 00 done 135 (135-135) MiB" in text  # the new flow's learners only
 
 
 class FakeTerminal:

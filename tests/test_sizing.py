@@ -28,6 +28,7 @@ def figures(**changes):
         "notebook_cpu": {"00": 1.0, "01": 4.0, "02": 2.0, "07": 9.0},
         "notebook_names": {"00": "00-a", "01": "01-b", "02": "02-c", "07": "07-opt"},
         "minute_one_cpu": {"new": 5.0, "old": 15.0},
+        "minute_one_wall": {"median": 40.0, "max": 95.4},
         "hub_proxy_minute_one_cpu": 1.0,
         "hub_proxy_peak": 200 * MIB,
     }
@@ -103,7 +104,8 @@ def test_the_guide_block_names_every_figure_as_measured_documented_or_assumed():
     assert "**640 MiB**" in block and "**512 MiB**" in block
     assert "200 MiB (measured)" in block and "512 MiB (documented)" in block
     assert "X86_V4" in block  # the machine's SIMD level
-    assert "15.0 CPU s per learner" in block  # the old flow's minute one, side by side with today's 5.0
+    assert "minute one cost 15.0 CPU s per learner, against 5.0 today" in block  # the old flow beside today's
+    assert "took 40 s for the median learner and 95 s for the slowest" in block
     without_old = figures(minute_one_cpu={"new": 5.0, "old": None})
     assert "pip install" not in sizing.guide_block(without_old, sizing.plan(without_old))
 
