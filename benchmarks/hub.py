@@ -7,8 +7,9 @@ browser does, with requests and websocket-client instead of a browser (a browser
 
 1. **minute one**: opens the link ``make hub-link`` prints (course_utils/tools/hub_link.py), logs in on the hub's
    form, waits on the spawn-pending page's progress stream, lands on nbgitpuller's page and reads its pull stream
-   (the clone) to the end, loads JupyterLab's page (its scripts and the REST calls it makes on start), opens
-   notebook 00 (a session and its kernel) and runs it cell by cell over the kernel's websocket;
+   (the clone) to the end, loads JupyterLab's page and what a browser fetches for it (recorded once from a learner
+   in headless Chromium before the room, replayed), opens notebook 00 (a session and its kernel) and runs it cell by
+   cell over the kernel's websocket;
 2. then each workshop notebook (00-05, 08; 06 and 07 with ``--optional``) in turn: opened, Run All (cell by cell),
    then every dashboard's controls moved ``--moves`` times; earlier kernels are left running, as JupyterLab does,
    unless ``--keep-kernels`` says fewer (chosen from the free memory when not given: the run says so).
@@ -18,16 +19,20 @@ session of the learner version (notebooks/ in the clone, so the kernel's folder 
 of a learner's Run All (the learner versions' exercise cells raise NotImplementedError at once and stop Run All).
 
 Two flows side by side, learners alternating: **new** (today: nothing to install, every notebook's first cell puts
-the clone first on sys.path) and **old** (before commit 18bce55: the same plus the old guide's step 3, a per-learner
-``python -m pip install --no-deps -e .`` in the clone, run right after the clone with the hub environment's python;
-here it installs with ``--prefix ~/.local --ignore-installed`` into the learner's home, since ``--user`` is refused
-in a venv and must not touch the shared environment).
+the clone first on sys.path) and **old** (before commit 18bce55: the same plus the old guide's step 3, typed into a
+JupyterLab terminal once JupyterLab is open: ``cd`` into the clone, ``python -m pip install --no-deps -e .`` with the
+hub environment's python; here into the learner's home with ``--prefix ~/.local --ignore-installed``, since
+``--user`` is refused in a venv and the environment the learners share must not change).
+
+The Chromium learner (when playwright and Chromium are here) also runs notebook 00 alone before the room: its minute
+one and server peak go beside the HTTP learners' in hub.md, a check of the HTTP driver.
 
 Measured (Linux /proc, benchmarks/sizing.py's readers): per learner, the single-user server's peak resident memory
 (VmHWM) and CPU seconds (with the children it waited for: the git clone), each kernel's peak and CPU seconds of its
 start, its Run All and its dashboard moves; **minute one** = from the click to notebook 00 done: the server's CPU,
-00's kernel's CPU (start included) and, in the old flow, the pip install's, and its wall seconds; the hub's and the
-proxy's peak memory and CPU (at the end of the room's minute one and at the end of the run).
+00's kernel's CPU (start included) and, in the old flow, the terminal's (its shell, pip and pip's build), and its wall
+seconds; the hub's and the proxy's peak memory and CPU (at the end of the room's minute one and of the run). The
+memory floor (MEMORY_FLOOR_MIB available) and ``--timeout`` stop the room early; everything started is stopped.
 
     python benchmarks/hub.py [--learners 30] [--optional] [--moves 2] [--keep-kernels K] [--no-write]
     python benchmarks/hub.py --from-json     # hub.md and the guide's sizing block again from hub.json
@@ -62,16 +67,23 @@ COURSE = "self-attention-hands-on"  # the repository's name: the clone's folder 
 WORKSHOP = ("00", "01", "02", "03", "04", "05", "08")
 OPTIONAL = sizing.OPTIONAL
 FLOWS = ("new", "old")
-DONE = "__command_done__"
-SHELLS = ("bash", "sh", "dash", "zsh")  # echoed in a terminal after a command, with its exit status
+DONE = "__command_done__"  # echoed in a terminal after a command, with its exit status
+SHELLS = ("bash", "sh", "dash", "zsh")  # a terminal's process
 #: Rough per-process figures used only to choose how many kernels each learner keeps when memory is short.
 SERVER_GUESS_MIB, KERNEL_GUESS_MIB = 160, 150
+#: Seconds without a message on a websocket before the learner asks the server whether the kernel is still there.
+QUIET_SECONDS = 60
 #: Stop the run (every learner) when the machine's available memory falls under this: other work shares it.
 MEMORY_FLOOR_MIB = 1536
 
 
 class Stopped(RuntimeError):
     """The run was stopped (global timeout, memory floor): a learner's thread ends at its next step."""
+
+
+class KernelDied(RuntimeError):
+    """The kernel restarted or died under a request (seen here: a port taken by another process between the server
+    choosing it and the kernel binding it, with 30 servers starting kernels at once; every restart reuses the ports)."""
 
 
 # -- a learner's browser, over HTTP -----------------------------------------------------------------------------
@@ -83,7 +95,7 @@ class Learner:
     def __init__(self, hub_url, name, password, stop, timeout=600):
         import requests  # in the lock (jupyter_server's dependency)
 
-        self.requests = requests
+        self.http_error = requests.HTTPError
         self.hub_url, self.name, self.password = hub_url.rstrip("/"), name, password
         self.stop, self.timeout = stop, timeout
         self.http = requests.Session()
@@ -199,13 +211,15 @@ class Learner:
     def connect(self, kernel_id):
         """The kernel's websocket, as JupyterLab opens it, once the kernel answers (kernel_info, as JupyterLab asks
         first): the kernel has started when this returns."""
-        import websocket  # websocket-client, in the lock (jupyter_server's dependency)
+        import websocket
 
-        cookies = "; ".join(f"{c.name}={c.value}" for c in self.http.cookies if not c.path.startswith("/hub"))
-        url = self.base.replace("http", "ws", 1) + f"/api/kernels/{kernel_id}/channels"
-        ws = websocket.create_connection(url, header=[f"Cookie: {cookies}"], timeout=self.timeout)
         try:
-            self._request(ws, "kernel_info_request", {})
+            ws = self._websocket(f"api/kernels/{kernel_id}/channels")
+        except websocket.WebSocketBadStatusException as error:
+            raise KernelDied(f"the kernel's websocket was refused: {error}") from error
+        ws.kernel_id = kernel_id
+        try:
+            self._request(ws, "kernel_info_request", {}, kernel_id)
         except BaseException:
             ws.close()
             raise
@@ -216,10 +230,13 @@ class Learner:
         first error: RuntimeError naming it). Returns what the cells printed."""
         return "".join(self._request(ws, "execute_request", {
             "code": code, "silent": False, "store_history": True, "user_expressions": {}, "allow_stdin": False,
-            "stop_on_error": True}) for code in codes)
+            "stop_on_error": True}, getattr(ws, "kernel_id", None)) for code in codes)
 
-    def _request(self, ws, kind, content):
-        """Send one shell request; wait for its reply and for the kernel to be idle again. What it printed."""
+    def _request(self, ws, kind, content, kernel_id=None):
+        """Send one shell request; wait for its reply and for the kernel to be idle again. What it printed.
+        KernelDied when the kernel restarts or dies meanwhile (JupyterLab would say so; the request is lost)."""
+        import websocket
+
         msg_id = uuid.uuid4().hex
         ws.send(json.dumps({
             "header": {"msg_id": msg_id, "username": self.name, "session": self.session_id, "msg_type": kind,
@@ -227,40 +244,68 @@ class Learner:
             "parent_header": {}, "metadata": {}, "channel": "shell", "buffers": [], "content": content}))
         replied = idle = False
         printed = []
+        deadline = time.monotonic() + self.timeout
         while not (replied and idle):
             if self.stop.is_set():
                 raise Stopped("stopped")
-            msg = json.loads(ws.recv())
+            try:
+                msg = json.loads(ws.recv())
+            except websocket.WebSocketTimeoutException:
+                self._check_alive(kernel_id, deadline)
+                continue
+            state = msg["content"].get("execution_state") if msg["msg_type"] == "status" else None
+            if state in ("restarting", "dead", "autorestarting"):
+                raise KernelDied(f"the kernel went {state} during {kind}")
             if msg.get("parent_header", {}).get("msg_id") != msg_id:
                 continue
             if msg["msg_type"] == kind.replace("_request", "_reply"):
                 replied = True
                 if msg["content"].get("status", "ok") != "ok":
                     raise RuntimeError(f"{msg['content'].get('ename')}: {msg['content'].get('evalue')}")
-            elif msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
+            elif state == "idle":
                 idle = True
             elif msg["msg_type"] == "stream" and msg["content"]["name"] == "stdout":
                 printed.append(msg["content"]["text"])
         return "".join(printed)
 
+    def _check_alive(self, kernel_id, deadline):
+        """A quiet minute on the websocket: KernelDied when the server no longer has the kernel, RuntimeError after
+        ``deadline``; else keep waiting (a long cell on a crowded machine)."""
+        if kernel_id is not None:
+            reply = self.http.get(f"{self.base}/api/kernels/{kernel_id}", timeout=60)
+            if reply.status_code == 404 or (reply.ok and reply.json().get("execution_state") == "dead"):
+                raise KernelDied("the server no longer has the kernel")
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"no reply from the kernel in {self.timeout:.0f} s")
+
     def open_terminal(self):
         """File > New > Terminal: a terminal (a login shell under the server) and its websocket."""
-        import websocket
+        return self._websocket(f"terminals/websocket/{self.api('POST', 'api/terminals')['name']}")
 
-        name = self.api("POST", "api/terminals")["name"]
+    def _websocket(self, path):
+        """A websocket to the learner's server (``path`` under its prefix) with the server's cookies, as a browser."""
+        import websocket  # websocket-client, in the lock (jupyter_server's dependency)
+
         cookies = "; ".join(f"{c.name}={c.value}" for c in self.http.cookies if not c.path.startswith("/hub"))
-        url = self.base.replace("http", "ws", 1) + f"/terminals/websocket/{name}"
-        return websocket.create_connection(url, header=[f"Cookie: {cookies}"], timeout=self.timeout)
+        return websocket.create_connection(self.base.replace("http", "ws", 1) + f"/{path}",
+                                           header=[f"Cookie: {cookies}"], timeout=QUIET_SECONDS)
 
     def type_command(self, ws, command):
         """Type ``command`` into a terminal and wait until it has finished; its exit status (from a marker echoed
         after it) and what the terminal showed."""
+        import websocket
+
         ws.send(json.dumps(["stdin", f"{command}; echo {DONE}$?\r"]))
-        shown = ""
+        shown, deadline = "", time.monotonic() + self.timeout
         while True:
             if self.stop.is_set():
                 raise Stopped("stopped")
-            message = json.loads(ws.recv())
+            try:
+                message = json.loads(ws.recv())
+            except websocket.WebSocketTimeoutException:  # a quiet minute (pip building): wait on, bounded
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"the terminal command did not finish in {self.timeout:.0f} s") from None
+                continue
             if message[0] == "stdout":
                 shown += message[1]
                 found = re.search(DONE + r"(\d+)", shown)  # the echoed command shows the marker with $?, not digits
@@ -269,9 +314,13 @@ class Learner:
             elif message[0] == "disconnect":
                 raise RuntimeError(f"the terminal closed: {shown[-300:]}")
 
-    def shut_down(self, session_id):
-        """File > Close and Shut Down Notebook: the session and its kernel go."""
-        self.api("DELETE", f"api/sessions/{session_id}")
+    def shut_down(self, session_id, missing_ok=False):
+        """File > Close and Shut Down Notebook: the session and its kernel go (``missing_ok``: it may be gone)."""
+        try:
+            self.api("DELETE", f"api/sessions/{session_id}")
+        except self.http_error as error:
+            if not (missing_ok and error.response is not None and error.response.status_code == 404):
+                raise
 
 
 RUN_ALL_DONE = """() => {
@@ -447,12 +496,27 @@ def minute_one(start, server_pid, kernel, pip_cpu):
 
 def run_notebook(learner, hub, name, clone, stem, moves, open_sessions, keep):
     """Open a notebook of the clone, Run All (the solved code), move its dashboards; the kernel's figures. First shuts
-    the oldest sessions down so that at most ``keep`` are open with this one (None: never, as JupyterLab)."""
+    the oldest sessions down so that at most ``keep`` are open with this one (None: never, as JupyterLab). A kernel
+    that dies is replaced once, as a learner would (the session shut down, the notebook opened again: ``restarts``)."""
     while keep is not None and len(open_sessions) >= keep:
         learner.shut_down(open_sessions.pop(0))
     rel = f"{clone.name}/notebooks/{stem}.ipynb"
-    session = learner.open_notebook(rel)
-    kernel_id = session["kernel"]["id"]
+    for attempt in range(2):
+        session = learner.open_notebook(rel)
+        try:
+            row = run_in_kernel(learner, hub, name, clone, stem, moves, session["kernel"]["id"])
+        except (KernelDied, OSError) as exc:  # OSError: its /proc entry went
+            learner.shut_down(session["id"], missing_ok=True)
+            if attempt:
+                return {"notebook": stem, "status": sizing.short_error(exc), "restarts": attempt, "moved": 0}
+            continue
+        row["restarts"] = attempt
+        open_sessions.append(session["id"])
+        return row
+
+
+def run_in_kernel(learner, hub, name, clone, stem, moves, kernel_id):
+    """Run All of the solved ``stem`` and the dashboard moves in the kernel ``kernel_id``; its CPU and peak."""
     pid = find_process(hub, "kernel", name, needle=kernel_id)
     row = {"notebook": stem, "status": "ok", "moved": 0}
     ws = learner.connect(kernel_id)
@@ -465,16 +529,15 @@ def run_notebook(learner, hub, name, clone, stem, moves, open_sessions, keep):
             printed = learner.run(ws, [sizing.move_code(moves)])
             row["moved"] = len(json.loads(printed.strip().splitlines()[-1]))
             row["moves_cpu"] = sizing.cpu_seconds(pid) - row["start_cpu"] - row["run_cpu"]
-        except Stopped:
+        except (Stopped, KernelDied):
             raise
-        except Exception as exc:
+        except Exception as exc:  # a cell's error: recorded, as Run All stops there
             row["status"] = sizing.short_error(exc)
             row.setdefault("run_wall", time.monotonic() - started)
             row.setdefault("run_cpu", sizing.cpu_seconds(pid) - row["start_cpu"])
+        row["peak"] = sizing.proc_status(pid)["VmHWM"]
     finally:
         ws.close()
-    row["peak"] = sizing.proc_status(pid)["VmHWM"]
-    open_sessions.append(session["id"])
     return row
 
 
@@ -705,7 +768,7 @@ def report(raw, summary, sizes):
         "",
         f"Whole run: {raw['total_seconds']:.0f} s ({raw['room_seconds']:.0f} s from the first click to the last "
         f"learner's end); {summary['ok']} of {summary['learners']} learners finished without an error. Lowest "
-        f"available memory during the run: {raw['lowest_available'] / 2**30:.1f} GiB.",
+        f"available memory during the run: {raw['lowest_available'] / 2**30:.1f} GiB. {restarts_sentence(raw)}",
         "",
         "## Machine",
         *raw["machine"],
@@ -759,6 +822,16 @@ def report(raw, summary, sizes):
     if sizes:
         lines += sizing_section(sizes)
     return "\n".join(lines)
+
+
+def restarts_sentence(raw):
+    """How many kernels died and were replaced (the notebook opened again), and whose."""
+    died = [(row["name"], k["notebook"][:2]) for row in raw["learners"] for k in row.get("kernels", [])
+            if k.get("restarts")]
+    if not died:
+        return "No kernel died."
+    return (f"{len(died)} kernel(s) died (a restart failing) and the notebook was opened again, as a learner would "
+            f"({', '.join(f'{name}: {nb}' for name, nb in died)}); their figures are the second kernel's.")
 
 
 def probe_lines(raw):

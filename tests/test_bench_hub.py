@@ -3,7 +3,8 @@
 What is checked here, on made-up figures worked out by hand: the summary of a room (spreads, largest peaks, a failed
 learner left out and counted), the figures handed to benchmarks/sizing.py, how many kernels a learner keeps when
 memory is short, the paths replayed from a browser's requests, the kernel protocol's reply handling (on a fake
-websocket), the old flow's terminal command (on a fake terminal) and the report's goal verdict.
+websocket: a dead kernel noticed, a quiet one waited on), a notebook whose kernel died opened once more, the old
+flow's terminal command (on a fake terminal) and the report's goal verdict.
 """
 import json
 import sys
@@ -11,6 +12,7 @@ import threading
 from pathlib import Path
 
 import pytest
+import websocket
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -107,6 +109,8 @@ class FakeSocket:
         self.sent.append(json.loads(text))
 
     def recv(self):
+        if isinstance(self.replies[0], Exception):
+            raise self.replies.pop(0)
         kind, content, own = self.replies.pop(0)
         parent = self.sent[-1]["header"]["msg_id"] if own else "another"
         return json.dumps({"msg_type": kind, "content": content, "parent_header": {"msg_id": parent}})
@@ -114,7 +118,7 @@ class FakeSocket:
 
 def fake_learner():
     learner = hub.Learner.__new__(hub.Learner)  # no HTTP session: only the kernel protocol is used
-    learner.name, learner.session_id, learner.stop = "learner-01", "s", threading.Event()
+    learner.name, learner.session_id, learner.stop, learner.timeout = "learner-01", "s", threading.Event(), 600
     return learner
 
 
@@ -154,6 +158,10 @@ def test_the_report_has_both_flows_every_learner_and_the_machine():
     assert "SIMD found: X86_V3, X86_V4" in text
     assert "4 of 5 learners" in text
     assert "Check of the HTTP driver" not in text  # no browser here: no comparison
+    assert "No kernel died." in text
+    raw["learners"][1]["kernels"][1]["restarts"] = 1
+    assert "1 kernel(s) died" in hub.report(raw, hub.summarise(raw), {})
+    assert "(learner-02: 01)" in hub.report(raw, hub.summarise(raw), {})
 
 
 def test_the_report_puts_a_browser_learners_minute_one_beside_the_http_learners():
@@ -167,6 +175,51 @@ def test_the_report_puts_a_browser_learners_minute_one_beside_the_http_learners(
     assert "server peak at notebook 00 done 135 (135-135) MiB" in text  # the new flow's learners only
 
 
+def test_a_kernel_that_restarts_under_a_cell_is_reported_as_dead_not_waited_for():
+    ws = FakeSocket([("status", {"execution_state": "busy"}, True),
+                     ("status", {"execution_state": "restarting"}, False),  # the server's, with no parent
+                     ("execute_reply", {"status": "ok"}, True)])
+    with pytest.raises(hub.KernelDied, match="restarting"):
+        fake_learner().run(ws, ["print(1)"])
+
+
+def test_a_quiet_websocket_is_waited_on_while_the_kernel_is_there():
+    ws = FakeSocket([websocket.WebSocketTimeoutException("quiet"),  # a long cell: no kernel id, nothing to ask
+                     ("execute_reply", {"status": "ok"}, True), ("status", {"execution_state": "idle"}, True)])
+    assert fake_learner().run(ws, ["long()"]) == ""
+
+
+def test_a_notebook_whose_kernel_died_is_opened_once_more(monkeypatch):
+    class Learner:
+        def __init__(self):
+            self.opened, self.shut = [], []
+
+        def open_notebook(self, rel):
+            self.opened.append(rel)
+            return {"id": f"session-{len(self.opened)}", "kernel": {"id": f"kernel-{len(self.opened)}"}}
+
+        def shut_down(self, session_id, missing_ok=False):
+            self.shut.append((session_id, missing_ok))
+
+    tries = []
+
+    def run_in_kernel(learner, hub_, name, clone, stem, moves, kernel_id):
+        tries.append(kernel_id)
+        if len(tries) == 1:
+            raise hub.KernelDied("the kernel went dead")
+        return {"notebook": stem, "status": "ok"}
+
+    monkeypatch.setattr(hub, "run_in_kernel", run_in_kernel)
+    sessions, learner = [], Learner()
+    row = hub.run_notebook(learner, None, "learner-01", Path("/x/course"), "03-masks", 2, sessions, keep=None)
+    assert row == {"notebook": "03-masks", "status": "ok", "restarts": 1}
+    assert tries == ["kernel-1", "kernel-2"] and learner.shut == [("session-1", True)] and sessions == ["session-2"]
+    tries.clear()
+    monkeypatch.setattr(hub, "run_in_kernel", lambda *args: (_ for _ in ()).throw(hub.KernelDied("dead again")))
+    failed = hub.run_notebook(Learner(), None, "learner-01", Path("/x/course"), "03-masks", 2, [], keep=None)
+    assert failed["status"].startswith("error: KernelDied") and failed["restarts"] == 1
+
+
 class FakeTerminal:
     """A terminal's websocket: what it shows, in pieces; the command typed is kept."""
 
@@ -177,6 +230,8 @@ class FakeTerminal:
         self.typed.append(json.loads(text))
 
     def recv(self):
+        if isinstance(self.pieces[0], Exception):
+            raise self.pieces.pop(0)
         return json.dumps(self.pieces.pop(0))
 
 
@@ -190,6 +245,8 @@ def test_a_terminal_command_ends_at_the_marker_with_its_exit_status():
     assert term.pieces == [["stdout", "never read"]]
     failed = FakeTerminal([["stdout", f"ERROR\r\n{hub.DONE}1\r\n"]])
     assert fake_learner().type_command(failed, "pip install -e .")[0] == 1
+    quiet = FakeTerminal([websocket.WebSocketTimeoutException("pip is building"), ["stdout", f"{hub.DONE}0"]])
+    assert fake_learner().type_command(quiet, "pip install -e .")[0] == 0
     closed = FakeTerminal([["disconnect", 1]])
     with pytest.raises(RuntimeError, match="terminal closed"):
         fake_learner().type_command(closed, "pip install -e .")
