@@ -85,7 +85,7 @@ def test_without_the_line_notebook_00_fails_as_reported():
     done = run_setup(path, old, hub=True)
     assert done.returncode != 0
     assert "cannot import 'course_utils'" in done.stderr
-    assert "open this notebook from the notebooks/ folder of the course" in done.stderr
+    assert "outside the course's notebooks/ folder" in done.stderr and "open the course's own notebook" in done.stderr
 
 
 @pytest.mark.parametrize("hub", [True, False], ids=["hub", "own machine"])

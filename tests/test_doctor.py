@@ -454,7 +454,8 @@ def test_on_a_hub_a_venv_in_the_clone_is_ignored_and_no_fix_needs_make(fake_env,
     env = doctor.course_env(fake_env.repo, where=where)
     assert env.venv is None and env.where == where and env.python == sys.executable
     assert doctor.diagnose_kernel_python("/opt/hub/bin/python", "/opt/hub", env).ok
-    assert doctor.diagnose_stamp(env, env.repo / "requirements.lock").ok
+    stamp = doctor.diagnose_stamp(env, env.repo / "requirements.lock")
+    assert stamp.ok and ("the hub's environment" if where == "hub" else "Binder's environment") in stamp.message
     packages = doctor.diagnose_packages({"numpy": "2.4.6"}, {"numpy": "1.26.4"}, "requirements.lock", env)
     assert not packages.ok and "make" not in packages.fix
     assert ("instructor" in packages.fix) if where == "hub" else ("Binder link" in packages.fix)

@@ -468,7 +468,8 @@ def diagnose_stamp(env: CourseEnv, lock_path) -> Finding:
     lock_path = Path(lock_path)
     name = "environment"
     if env.venv is None:
-        return _ok(name, "no .venv (conda or Binder): nothing to compare")
+        where = {"hub": "the hub's environment", "binder": "Binder's environment"}.get(env.where, "conda or Binder")
+        return _ok(name, f"no .venv ({where}): nothing to compare")
     stamp = env.venv / f".installed-{lock_path.name}"
     if not stamp.exists():
         return _problem(name, f"{env.show(env.venv)} was never completed by `make env` for {lock_path.name} "
