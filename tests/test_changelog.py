@@ -6,6 +6,7 @@
 """
 import datetime
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -94,3 +95,41 @@ def test_the_checks_accept_a_good_changelog():
     found = releases(text)
     check_order(found)
     assert [version for version, _, _ in found] == [(1, 1, 0), (1, 0, 0)]
+
+
+#: How a release names its commit, on the line under its heading: "Commit `3f84dd2363cf`" (12 or more hex digits).
+RELEASE_COMMIT = re.compile(r"^Commit `(?P<sha>[0-9a-f]{12,40})`", re.M)
+
+
+def release_commit(body: str) -> str | None:
+    match = RELEASE_COMMIT.search(body)
+    return match["sha"] if match else None
+
+
+def git(*args) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True)
+
+
+def test_every_release_names_a_commit_of_main_that_holds_its_heading():
+    """Only the branch main reaches the repository (no tag does): a release is the commit of main that its
+    changelog entry names, and the guide's "Pinning the link to a release" makes the workshop branch from it."""
+    if git("rev-parse", "--git-dir").returncode != 0:
+        pytest.skip("not a git checkout")
+    shallow = git("rev-parse", "--is-shallow-repository").stdout.strip() == "true"
+    for version, _, body in releases(CHANGELOG.read_text(encoding="utf-8")):
+        name = ".".join(map(str, version))
+        sha = release_commit(body)
+        assert sha, f"release {name} names no commit (a line 'Commit `<sha>`' under its heading)"
+        if git("cat-file", "-e", f"{sha}^{{commit}}").returncode != 0:
+            assert shallow, f"release {name}: commit {sha} is not in this repository"
+            continue
+        assert git("merge-base", "--is-ancestor", sha, "HEAD").returncode == 0, f"release {name}: {sha} is not on main"
+        then = git("show", f"{sha}:CHANGELOG.md").stdout
+        assert f"## [{name}] - " in then, f"release {name}: commit {sha}'s CHANGELOG.md has no heading for it"
+
+
+def test_the_commit_check_reads_the_commit_line():
+    assert release_commit("\nCommit `3f84dd2363cfcc6fd613b06ea4a79aa761c59746` (on main).\n- a\n") == \
+        "3f84dd2363cfcc6fd613b06ea4a79aa761c59746"
+    assert release_commit("\nThe first release (the commit tagged `v1.0.0`).\n- a\n") is None
+    assert release_commit("\nCommit `3f84dd2` (too short to stay unambiguous).\n") is None
