@@ -82,8 +82,9 @@ class Stopped(RuntimeError):
 
 
 class KernelDied(RuntimeError):
-    """The kernel restarted or died under a request (seen here: a port taken by another process between the server
-    choosing it and the kernel binding it, with 30 servers starting kernels at once; every restart reuses the ports)."""
+    """The kernel restarted or died under a request, or its websocket was closed (seen here: a port taken by another
+    process between the server choosing it and the kernel binding it, with 30 servers starting kernels at once; every
+    restart reuses the ports, and the server closes the websocket of a kernel it removes)."""
 
 
 # -- a learner's browser, over HTTP -----------------------------------------------------------------------------
@@ -253,6 +254,9 @@ class Learner:
             except websocket.WebSocketTimeoutException:
                 self._check_alive(kernel_id, deadline)
                 continue
+            except websocket.WebSocketConnectionClosedException as error:
+                raise KernelDied(f"the kernel's websocket closed during {kind} ({self.kernel_state(kernel_id)})") \
+                    from error
             state = msg["content"].get("execution_state") if msg["msg_type"] == "status" else None
             if state in ("restarting", "dead", "autorestarting"):
                 raise KernelDied(f"the kernel went {state} during {kind}")
@@ -268,13 +272,21 @@ class Learner:
                 printed.append(msg["content"]["text"])
         return "".join(printed)
 
+    def kernel_state(self, kernel_id):
+        """The kernel's execution state as its server reports it ("gone" when it has no such kernel)."""
+        if kernel_id is None:
+            return "unknown"
+        reply = self.http.get(f"{self.base}/api/kernels/{kernel_id}", timeout=60)
+        if reply.status_code == 404:
+            return "gone"
+        return reply.json().get("execution_state", "unknown") if reply.ok else f"HTTP {reply.status_code}"
+
     def _check_alive(self, kernel_id, deadline):
         """A quiet minute on the websocket: KernelDied when the server no longer has the kernel, RuntimeError after
         ``deadline``; else keep waiting (a long cell on a crowded machine)."""
-        if kernel_id is not None:
-            reply = self.http.get(f"{self.base}/api/kernels/{kernel_id}", timeout=60)
-            if reply.status_code == 404 or (reply.ok and reply.json().get("execution_state") == "dead"):
-                raise KernelDied("the server no longer has the kernel")
+        state = self.kernel_state(kernel_id)
+        if state in ("gone", "dead"):
+            raise KernelDied(f"the server's kernel is {state}")
         if time.monotonic() > deadline:
             raise RuntimeError(f"no reply from the kernel in {self.timeout:.0f} s")
 
@@ -478,6 +490,7 @@ def learner_session(hub, link, name, flow, stems, moves, keep, stop, marks, repl
         row["server_cpu"] = sizing.cpu_parts(server_pid)[0] + row["minute_one"]["server_children_cpu"]
     except Exception as exc:  # one learner's failure is reported, the room goes on
         row["status"] = sizing.short_error(exc)
+        row["log_tail"] = log_tail(hub, name)
     row["wall"] = time.monotonic() - start
     print(f"{name} ({flow}): {row['status']}, {row['wall']:.0f} s", flush=True)
     return row
@@ -501,18 +514,33 @@ def run_notebook(learner, hub, name, clone, stem, moves, open_sessions, keep):
     while keep is not None and len(open_sessions) >= keep:
         learner.shut_down(open_sessions.pop(0))
     rel = f"{clone.name}/notebooks/{stem}.ipynb"
+    reasons = []
     for attempt in range(2):
         session = learner.open_notebook(rel)
         try:
             row = run_in_kernel(learner, hub, name, clone, stem, moves, session["kernel"]["id"])
         except (KernelDied, OSError) as exc:  # OSError: its /proc entry went
             learner.shut_down(session["id"], missing_ok=True)
+            reasons.append(f"{sizing.short_error(exc)} | server log: {log_tail(hub, name)}")
             if attempt:
-                return {"notebook": stem, "status": sizing.short_error(exc), "restarts": attempt, "moved": 0}
+                return {"notebook": stem, "status": sizing.short_error(exc), "restarts": attempt, "moved": 0,
+                        "reasons": reasons}
             continue
-        row["restarts"] = attempt
+        row["restarts"], row["reasons"] = attempt, reasons
         open_sessions.append(session["id"])
         return row
+
+
+def log_tail(hub, name, lines=6):
+    """The last warnings and errors of a learner's server log, on one line (what a failure looked like there)."""
+    if hub is None:
+        return "-"
+    try:
+        text = hub.server_log(name).read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return "-"
+    picked = [line.strip()[:160] for line in text if line.startswith(("[W", "[E")) or "Error" in line]
+    return " / ".join(picked[-lines:]) or "-"
 
 
 def run_in_kernel(learner, hub, name, clone, stem, moves, kernel_id):
@@ -826,12 +854,13 @@ def report(raw, summary, sizes):
 
 def restarts_sentence(raw):
     """How many kernels died and were replaced (the notebook opened again), and whose."""
-    died = [(row["name"], k["notebook"][:2]) for row in raw["learners"] for k in row.get("kernels", [])
-            if k.get("restarts")]
+    died = [(row["name"], k["notebook"][:2], k.get("reasons", ["?"])[0].split(" | ")[0])
+            for row in raw["learners"] for k in row.get("kernels", []) if k.get("restarts")]
     if not died:
         return "No kernel died."
-    return (f"{len(died)} kernel(s) died (a restart failing) and the notebook was opened again, as a learner would "
-            f"({', '.join(f'{name}: {nb}' for name, nb in died)}); their figures are the second kernel's.")
+    return (f"{len(died)} kernel(s) died or lost their websocket and the notebook was opened again, as a learner "
+            f"would ({'; '.join(f'{name}: {nb}, {why}' for name, nb, why in died)}); their figures are the second "
+            "kernel's (the server logs' last warnings are in hub.json).")
 
 
 def probe_lines(raw):

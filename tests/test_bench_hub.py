@@ -161,7 +161,8 @@ def test_the_report_has_both_flows_every_learner_and_the_machine():
     assert "No kernel died." in text
     raw["learners"][1]["kernels"][1]["restarts"] = 1
     assert "1 kernel(s) died" in hub.report(raw, hub.summarise(raw), {})
-    assert "(learner-02: 01)" in hub.report(raw, hub.summarise(raw), {})
+    raw["learners"][1]["kernels"][1]["reasons"] = ["error: KernelDied: gone | server log: [W ...]"]
+    assert "(learner-02: 01, error: KernelDied: gone)" in hub.report(raw, hub.summarise(raw), {})
 
 
 def test_the_report_puts_a_browser_learners_minute_one_beside_the_http_learners():
@@ -212,7 +213,8 @@ def test_a_notebook_whose_kernel_died_is_opened_once_more(monkeypatch):
     monkeypatch.setattr(hub, "run_in_kernel", run_in_kernel)
     sessions, learner = [], Learner()
     row = hub.run_notebook(learner, None, "learner-01", Path("/x/course"), "03-masks", 2, sessions, keep=None)
-    assert row == {"notebook": "03-masks", "status": "ok", "restarts": 1}
+    assert row["status"] == "ok" and row["restarts"] == 1
+    assert row["reasons"] == ["error: KernelDied: the kernel went dead | server log: -"]
     assert tries == ["kernel-1", "kernel-2"] and learner.shut == [("session-1", True)] and sessions == ["session-2"]
     tries.clear()
     monkeypatch.setattr(hub, "run_in_kernel", lambda *args: (_ for _ in ()).throw(hub.KernelDied("dead again")))
