@@ -872,7 +872,7 @@ def probe_lines(raw):
     peaks = spread([r["minute_one"].get("server_peak") for r in new])
     return [
         f"Check of the HTTP driver: one learner in headless Chromium, alone on the hub before the room (the link, "
-        f"the login, *Run All* of notebook 00 from JupyterLab's menu command): minute one {probe['minute_one_cpu']:.1f} "
+        f"the login, JupyterLab's Run All command on notebook 00): minute one {probe['minute_one_cpu']:.1f} "
         f"CPU s (server {probe['server_cpu']:.1f}, kernel {probe['kernel_cpu']:.1f}) in {probe['wall']:.0f} s, server "
         f"peak {probe['server_peak'] / MIB:.0f} MiB at that point; the new-flow HTTP learners, in the room: server peak "
         f"at notebook 00 done {_range(peaks, MIB, 0)} MiB.",
