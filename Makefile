@@ -156,14 +156,16 @@ clean-env:
 	$(PYTHON) course_utils/tools/clean_env.py $(call quote,$(VENV))
 
 # Maintainers: time and memory of course_utils attention against a naive loop and PyTorch (when installed),
-# dashboard update latency and notebook run times; results in benchmarks/results/. Not part of `make test`.
+# dashboard update latency, notebook run times, and a room of learners on a real JupyterHub (benchmarks/hub.py: the
+# hub sizing in docs/instructor-guide.md; it needs the test's configurable-http-proxy); results in benchmarks/results/.
+# Not part of `make test`.
 # OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE are unset for this run only, so OpenBLAS picks the kernel of this CPU
 # (tests and CI keep them); the kernel that ran is recorded in the results. The notebooks' kernels get them back as
 # the machine set them (COURSE_BENCH_MACHINE_ENV), so notebooks are timed as a learner runs them.
 # BENCH_ARGS=--quick: a smoke run; BENCH_ARGS=--setup adds the first setup (fresh clone, empty caches, pip and uv side
-# by side: minutes); BENCH_ARGS="--only notebooks" runs one part (attention, dashboards, notebooks, sizing).
+# by side: minutes); BENCH_ARGS="--only notebooks" runs one part (attention, dashboards, notebooks, hub).
 BENCH_MACHINE_ENV := $(foreach v,OPENBLAS_CORETYPE OPENBLAS_L2_SIZE,$(if $(filter environment,$(origin $(v))),$(v)=$($(v))))
 .PHONY: bench
-bench: $(DEV_STAMP)
+bench: $(DEV_STAMP) $(HUB_PROXY)
 	env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE COURSE_BENCH_MACHINE_ENV=$(call quote,$(BENCH_MACHINE_ENV)) \
 		$(PY) benchmarks/run.py $(BENCH_ARGS)
