@@ -95,12 +95,17 @@ def _missing_browser_reason():
     return None
 
 
-def _skip_or_fail_without_a_browser():
-    reason = _missing_browser_reason()
+def skip_or_fail(reason: str | None, what: str = "browser test", variable: str = "COURSE_REQUIRE_BROWSER") -> None:
+    """Skip the test with ``reason`` (what is missing), or fail when ``variable`` is 1 (CI requires it); nothing when
+    ``reason`` is None. tests/test_hub.py uses it with its own name and variable."""
     if reason:
-        if os.environ.get("COURSE_REQUIRE_BROWSER") == "1":
-            pytest.fail(f"browser test required (COURSE_REQUIRE_BROWSER=1) but {reason}")
-        pytest.skip(f"browser test skipped: {reason}")
+        if os.environ.get(variable) == "1":
+            pytest.fail(f"{what} required ({variable}=1) but {reason}")
+        pytest.skip(f"{what} skipped: {reason}")
+
+
+def _skip_or_fail_without_a_browser():
+    skip_or_fail(_missing_browser_reason())
 
 
 class Pages:

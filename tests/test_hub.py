@@ -52,7 +52,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import shutil
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -62,7 +61,7 @@ from pathlib import Path
 import hub_helpers as H  # tests/hub_helpers.py
 import pytest
 from browser_helpers import POLL_MS  # tests/browser_helpers.py
-from test_browser import CHROMIUM, CHROMIUM_ARGS, _missing_browser_reason
+from test_browser import CHROMIUM, CHROMIUM_ARGS, _missing_browser_reason, skip_or_fail
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts" / "hub"
@@ -105,11 +104,7 @@ def _missing_reason() -> str | None:
 
 
 def _skip_or_fail_without_a_hub():
-    reason = _missing_reason()
-    if reason:
-        if os.environ.get("COURSE_REQUIRE_HUB") == "1":
-            pytest.fail(f"hub test required (COURSE_REQUIRE_HUB=1) but {reason}")
-        pytest.skip(f"hub test skipped: {reason}")
+    skip_or_fail(_missing_reason(), "hub test", "COURSE_REQUIRE_HUB")
 
 
 # ------------------------------------------------------------------------------------------------ in the page
