@@ -139,8 +139,6 @@ def _problem(name, message, fix):
     return Finding(name, False, message, fix)
 
 
-#: The places the course runs in, as :func:`place` names them.
-PLACES = ("clone", "hub", "binder")
 #: Where an admin finds the hub's one-time setup (docs/instructor-guide.md).
 HUB_SETUP = "docs/instructor-guide.md, \"Setting up the hub\""
 
@@ -172,11 +170,8 @@ START = {
     "binder": "Open notebooks/00-before-you-start.ipynb in JupyterLab's file browser.",
 }
 #: How to run these checks again, where the course runs (no `make` on a hub or on Binder).
-DOCTOR_AGAIN = {
-    "clone": "`make doctor`",
-    "hub": "notebook 00 (or `python -m course_utils.tools.doctor` in a terminal, in the course folder)",
-    "binder": "notebook 00 (or `python -m course_utils.tools.doctor` in a terminal, in the course folder)",
-}
+_NO_MAKE_AGAIN = "notebook 00 (or `python -m course_utils.tools.doctor` in a terminal, in the course folder)"
+DOCTOR_AGAIN = {"clone": "`make doctor`", "hub": _NO_MAKE_AGAIN, "binder": _NO_MAKE_AGAIN}
 #: The fix for anything wrong with the environment itself, where a learner cannot repair it.
 ASK_THE_ADMIN = {
     "hub": ("This hub's Python environment is not the course's, and only its admin can change it: tell your "
