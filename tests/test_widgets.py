@@ -481,3 +481,37 @@ def test_layers_keep_matplotlibs_order_within_an_axes_and_draw_in_full_with_a_la
             layers.render(canvas)
             assert np.array_equal(np.asarray(canvas.buffer_rgba()), plain_pixels(fig)), (layout, step)
         assert layers.background_renders == (0 if layout else 2)
+
+
+def test_view_bundle_without_repr_mimebundle_is_ipywidgets_7s_view():
+    """ipywidgets 7 (Colab's 7.7.1) widgets have no _repr_mimebundle_ (the Colab run's AttributeError): the view
+    data is written as ipywidgets 7's _ipython_display_ writes it, with our text stand-in."""
+    from course_utils.widgets._base import view_bundle
+
+    class Widget7:  # what an ipywidgets 7 widget offers: a model id, display through _ipython_display_
+        model_id = "abc123"
+
+        def _ipython_display_(self):  # pragma: no cover - never called
+            raise AssertionError
+
+    bundle = view_bundle(Widget7(), "three sliders")
+    assert bundle == {"application/vnd.jupyter.widget-view+json":
+                      {"version_major": 2, "version_minor": 0, "model_id": "abc123"},
+                      "text/plain": "three sliders"}
+    slider = ipywidgets.FloatSlider()
+    eight = view_bundle(slider, "one slider")
+    assert eight["application/vnd.jupyter.widget-view+json"]["model_id"] == slider.model_id
+    assert eight["text/plain"] == "one slider"
+    slider.close()
+
+
+def test_under_ipywidgets_7_the_box_holds_only_the_controls(monkeypatch):
+    """Colab's page draws no anywidget (the handle-names helper) unless told to load it from Google: under
+    ipywidgets 7 the box holds the controls alone, and closing still works."""
+    from course_utils.widgets import _base
+
+    monkeypatch.setattr(_base, "IPYWIDGETS_MAJOR", 7)
+    dashboard = AttentionRowDashboard()
+    assert dashboard.handle_names is None
+    assert list(dashboard.box.children) == list(dashboard.controls.values())
+    dashboard.close()

@@ -48,6 +48,7 @@ from course_utils.widgets._handle_names import SliderHandleNames, slider_names
 from course_utils.widgets._render import LAYERS_SUPPORTED, Layers, TextCachingCanvas
 
 __all__ = [
+    "IPYWIDGETS_MAJOR",
     "Dashboard",
     "axis_below",
     "control_phrase",
@@ -56,7 +57,38 @@ __all__ = [
     "slider_style_and_layout",
     "text_px",
     "toggle_buttons",
+    "view_bundle",
 ]
+
+#: ipywidgets' major version: 8 in the course's lock; 7 in Colab, whose page runs ipywidgets 7's JavaScript.
+IPYWIDGETS_MAJOR = int(ipywidgets.__version__.split(".")[0])
+
+
+def view_bundle(widget, text):
+    """What a notebook displays for ``widget``: its widget view, with ``text`` as the text stand-in.
+
+    ipywidgets 8 makes the view with ``widget._repr_mimebundle_()``. ipywidgets 7 (Colab's 7.7.1) has no such
+    method: its ``_ipython_display_`` publishes the same view data, ``{"version_major": 2, "version_minor": 0,
+    "model_id": ...}``, written here, so one display shows the widget and carries our own text stand-in in both.
+
+    Parameters
+    ----------
+    widget : ipywidgets.DOMWidget
+    text : str
+        The text/plain a page without widgets shows (a static view, nbval, a terminal).
+
+    Returns
+    -------
+    dict
+        MIME type -> data, for ``IPython.display.display(..., raw=True)`` or a ``_repr_mimebundle_``.
+    """
+    if hasattr(widget, "_repr_mimebundle_"):  # ipywidgets 8
+        bundle = dict(widget._repr_mimebundle_())
+    else:  # ipywidgets 7
+        bundle = {"application/vnd.jupyter.widget-view+json":
+                  {"version_major": 2, "version_minor": 0, "model_id": widget.model_id}}
+    bundle["text/plain"] = text
+    return bundle
 
 # Widget geometry, measured in JupyterLab 4.6.6 + ipywidgets 8.1.9 in Chromium (tests/test_browser.py's setup).
 #: Pixels allowed per character of a label or button text. Widget text is JupyterLab's 13 px sans-serif UI
@@ -265,9 +297,7 @@ class _Controls:
         self._dashboard = dashboard
 
     def _repr_mimebundle_(self, include=None, exclude=None):
-        bundle = dict(self._dashboard.box._repr_mimebundle_())  # the widget view (and ipywidgets' text)
-        bundle["text/plain"] = repr(self._dashboard)
-        return bundle
+        return view_bundle(self._dashboard.box, repr(self._dashboard))
 
     def __repr__(self):
         return repr(self._dashboard)
@@ -358,9 +388,12 @@ class Dashboard:
         self.draw(**self.values)
         box_class = {"vbox": ipywidgets.VBox, "hbox": ipywidgets.HBox}[self.controls_layout]
         # The controls, then an invisible helper that gives each slider handle its label as an accessible
-        # name in the browser (ipywidgets 8.1.9 gives it none: _handle_names explains).
-        self.handle_names = SliderHandleNames(slider_names(self.controls))
-        self.box = box_class([*self.controls.values(), self.handle_names])
+        # name in the browser (ipywidgets 8.1.9 gives it none: _handle_names explains). Not under ipywidgets 7
+        # (Colab): its sliders are jQuery UI's, and Colab's page draws no third-party widget unless told to load
+        # one from Google's servers; a box with a widget its page cannot draw would not draw at all.
+        names = [SliderHandleNames(slider_names(self.controls))] if IPYWIDGETS_MAJOR >= 8 else []
+        self.handle_names = names[0] if names else None
+        self.box = box_class([*self.controls.values(), *names])
         self.box.add_class("course-dashboard")  # how a page (the browser test) tells a dashboard from other widgets
         for control in self.controls.values():
             control.observe(self._on_change, names="value")
@@ -501,7 +534,8 @@ class Dashboard:
         for control in self.controls.values():
             control.unobserve(self._on_change, names="value")
             control.close()
-        self.handle_names.close()
+        if self.handle_names is not None:
+            self.handle_names.close()
         self.box.close()
         self._handles.clear()
 

@@ -22,6 +22,7 @@ import ipywidgets
 
 from course_utils.lessons import inventory as inv
 from course_utils.tools._files import WriteError
+from course_utils.widgets._base import view_bundle
 
 __all__ = ["ConceptInventory"]
 
@@ -55,9 +56,7 @@ class _Form:
         self._form = form
 
     def _repr_mimebundle_(self, include=None, exclude=None):
-        bundle = dict(self._form.box._repr_mimebundle_())
-        bundle["text/plain"] = repr(self._form)
-        return bundle
+        return view_bundle(self._form.box, repr(self._form))
 
     def __repr__(self):
         return repr(self._form)

@@ -20,6 +20,7 @@ import re
 import ipywidgets
 
 from course_utils.lessons import myths
+from course_utils.widgets._base import view_bundle
 
 __all__ = ["MythOrFact"]
 
@@ -151,9 +152,7 @@ class MythOrFact:
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         """The widget's view, with the question as its text stand-in (what a page without a kernel shows)."""
-        bundle = dict(self.box._repr_mimebundle_())
-        bundle["text/plain"] = self.question_text()
-        return bundle
+        return view_bundle(self.box, self.question_text())
 
     def close(self):
         """Close every widget of this claim."""
