@@ -36,9 +36,13 @@ __all__ = [
     "read_record", "save", "score",
 ]
 
-#: The folder of the answer files: ``inventory/`` in the course folder (listed in .gitignore). The environment
-#: variable ``COURSE_INVENTORY_DIR``, when set, names another folder (a test's scratch folder; see ``answers_dir``).
-ANSWERS_DIR = Path(__file__).resolve().parents[2] / "inventory"
+#: The course folder this package lies in (a clone: it holds ``requirements.lock`` beside ``course_utils/``), or
+#: None when the package was installed on its own (Colab, a plain ``pip install``: it lies in site-packages).
+_COURSE_FOLDER = Path(__file__).resolve().parents[2]
+#: The folder of the answer files in a clone: ``inventory/`` in the course folder (listed in .gitignore). None for
+#: an installed package, whose answer files go to ``inventory/`` in the working folder (``answers_dir``), never
+#: into site-packages. The environment variable ``COURSE_INVENTORY_DIR``, when set, names another folder.
+ANSWERS_DIR = _COURSE_FOLDER / "inventory" if (_COURSE_FOLDER / "requirements.lock").is_file() else None
 #: The two attempts: before the course (end of notebook 00) and after it (notebook 08).
 ATTEMPTS = ("pre", "post")
 #: The seed of the choice orders (the same for every learner, so a room sees the same letters).
@@ -626,9 +630,12 @@ def make_record(nickname, attempt, chosen, *, positions=None, now=None):
 
 
 def answers_dir():
-    """Where answer files go by default: ``$COURSE_INVENTORY_DIR`` when set and not empty, else ``ANSWERS_DIR``."""
+    """Where answer files go by default: ``$COURSE_INVENTORY_DIR`` when set and not empty, else ``ANSWERS_DIR``
+    (a clone's ``inventory/``), else ``inventory/`` in the working folder (an installed package: Colab, pip)."""
     override = os.environ.get("COURSE_INVENTORY_DIR", "").strip()
-    return Path(override).expanduser() if override else ANSWERS_DIR
+    if override:
+        return Path(override).expanduser()
+    return ANSWERS_DIR if ANSWERS_DIR is not None else Path.cwd() / "inventory"
 
 
 def save(record, folder=None):
@@ -643,7 +650,7 @@ def save(record, folder=None):
     record : dict
         From ``make_record``.
     folder : path, optional
-        Default ``answers_dir()`` (``inventory/`` in the course folder).
+        Default ``answers_dir()`` (``inventory/`` in the course folder, or in the working folder).
 
     Raises
     ------

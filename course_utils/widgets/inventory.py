@@ -35,6 +35,13 @@ _STYLE = ("<style>.course-inventory .widget-radio-box label {display: flex; alig
           "{order: -1; float: none; flex: 0 0 auto; height: auto; margin: 2px 8px 0 1px;}</style>")
 
 
+def _in_colab():
+    """True in a Colab runtime (course_utils.tools.doctor.place says where the course runs)."""
+    from course_utils.tools.doctor import place
+
+    return place() == "colab"
+
+
 def _esc(text):
     return html.escape(str(text), quote=True)
 
@@ -184,6 +191,9 @@ class ConceptInventory:
         self.saved.append(path)
         answered = sum(value is not None for value in self.chosen.values())
         saved = f"Saved in <code>{_esc(path.parent.name)}/{_esc(path.name)}</code> (on this computer only)."
+        if _in_colab():
+            saved = (f"Saved in <code>{_esc(path)}</code>, in this Colab runtime, which forgets its files when it "
+                     "stops: download it (Files panel on the left, the file's menu, Download) to keep it or hand it in.")
         unanswered = len(inv.ITEMS) - answered
         left = f" {unanswered} question{'s' if unanswered != 1 else ''} left blank." if unanswered else ""
         if self.attempt == "pre":
