@@ -44,31 +44,61 @@ sys.meta_path.insert(0, _Blocker)
 """
 
 
-def setup_cell(path: Path) -> str:
+def code_cells(path: Path) -> list[str]:
     notebook = json.loads(path.read_text(encoding="utf-8"))
-    return "".join(next(c for c in notebook["cells"] if c["cell_type"] == "code")["source"])
+    return ["".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "code"]
 
 
-def run_setup(path: Path, source: str | None = None, blocked=(), hub=False):
-    """Run a notebook's setup cell (or ``source``) as a fresh kernel would, from the notebook's folder, without
-    the editable install; then print where course_utils came from."""
+def setup_cell(path: Path) -> str:
+    """The setup cell (the first code cell: the course folder on the path, the Colab install) and the imports
+    cell after it, as one source."""
+    return "\n".join(code_cells(path)[:2])
+
+
+def run_setup(path: Path, source: str | None = None, blocked=(), hub=False, cwd=None):
+    """Run a notebook's setup cell (or ``source``) as a fresh kernel would, from the notebook's folder (or ``cwd``),
+    without the editable install; then print where course_utils came from."""
     code = PRELUDE.format(blocked=set(blocked)) + (source if source is not None else setup_cell(path)) + \
         "\nimport course_utils\nprint('FROM', course_utils.__file__)\n"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("JUPYTERHUB_", "BINDER_"))}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("JUPYTERHUB_", "BINDER_", "COURSE_PACKAGE"))}
     if hub:
         env.update(JUPYTERHUB_USER="learner", JUPYTERHUB_API_URL="http://127.0.0.1:8081/hub/api")
-    return subprocess.run([sys.executable, "-c", code], cwd=path.parent, env=env, capture_output=True, text=True,
-                          timeout=120)
+    return subprocess.run([sys.executable, "-c", code], cwd=cwd or path.parent, env=env, capture_output=True,
+                          text=True, timeout=120)
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: f"{p.parent.name}/{p.name[:2]}")
 def test_every_setup_cell_puts_the_course_folder_first(path):
-    lines = setup_cell(path).splitlines()
+    lines = code_cells(path)[0].splitlines()
     assert COURSE_PATH_LINE in lines, f"{path.name}: its first code cell lacks the course-folder line"
     position = lines.index(COURSE_PATH_LINE)
     imports_before = [line for line in lines[:position] if line.strip()]
-    assert set(imports_before) <= {"import os", "import sys", "from pathlib import Path"}, imports_before
+    assert set(imports_before) <= {"import importlib.util", "import os", "import sys", "from pathlib import Path"}, \
+        imports_before
     assert not any("course_utils" in line for line in lines[:position])
+
+
+def test_the_setup_cell_is_one_and_the_same_in_every_notebook():
+    """One home by test: the setup cell (course folder, Colab install) cannot live in course_utils, which it
+    installs; so every notebook, solved and learner, carries the very same cell, its pin included."""
+    cells = {path.relative_to(ROOT).as_posix(): code_cells(path)[0] for path in NOTEBOOKS}
+    first = cells["solutions/00-before-you-start.ipynb"]
+    assert 'PACKAGE = "git+' in first
+    assert [name for name, cell in cells.items() if cell != first] == []
+
+
+def test_a_lone_copy_outside_colab_names_the_fix_and_installs_nothing(tmp_path):
+    """A notebook with no course folder around it (an uploaded copy, VS Code on the file alone), not in Colab and
+    with no COURSE_PACKAGE: no pip run behind the learner's back; the error names both fixes, the pip command with
+    this kernel's Python and the pinned package."""
+    path = ROOT / "notebooks" / "01-one-attention-row.ipynb"
+    (tmp_path / "alone").mkdir()
+    done = run_setup(path, code_cells(path)[0], cwd=tmp_path / "alone")
+    assert done.returncode != 0
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("ModuleNotFoundError: This kernel cannot import course_utils"), last
+    assert "notebooks/ folder" in last and f'"{sys.executable}" -m pip install "git+' in last
+    assert "Traceback" in done.stderr and done.stderr.count("File ") <= 1  # the cell's own raise, nothing deeper
 
 
 @pytest.mark.parametrize("folder", ["notebooks", "solutions"])
@@ -84,8 +114,8 @@ def test_without_the_line_notebook_00_fails_as_reported():
     old = setup_cell(path).replace(COURSE_PATH_LINE, "")
     done = run_setup(path, old, hub=True)
     assert done.returncode != 0
-    assert "cannot import 'course_utils'" in done.stderr
-    assert "outside the course's notebooks/ folder" in done.stderr and "open the course's own notebook" in done.stderr
+    assert "cannot import course_utils" in done.stderr
+    assert "open this notebook from the course's notebooks/ folder" in done.stderr
 
 
 @pytest.mark.parametrize("hub", [True, False], ids=["hub", "own machine"])
