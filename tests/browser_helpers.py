@@ -65,9 +65,11 @@ class Server:
     Settings: a throwaway ``JUPYTERLAB_SETTINGS_DIR`` that only renders every cell (no virtualised
     off-screen cells) and a throwaway workspaces folder. The news pop-up is *not* turned off here: the
     course's environment does it (tools/jupyter_settings.py, run by `make env`), and the test checks it.
+    ``extra_env``: more environment variables for the server (e.g. ``JUPYTER_CONFIG_PATH``: a folder whose
+    ``labconfig/page_config.json`` disables a frontend extension, tests/test_browser_no_anywidget.py).
     """
 
-    def __init__(self, frontend: Frontend, scratch: Path, notebooks: Path):
+    def __init__(self, frontend: Frontend, scratch: Path, notebooks: Path, extra_env: dict | None = None):
         self.frontend = frontend
         self.root = scratch / "work"
         self.root.mkdir(parents=True)
@@ -80,6 +82,7 @@ class Server:
         self.inventory_dir = scratch / "inventory"  # the concept inventory's answer files, never the checkout's
         env["COURSE_INVENTORY_DIR"] = str(self.inventory_dir)
         env.pop("JUPYTERLAB_DIR", None)  # the environment's own app dir, where its settings overrides live
+        env.update(extra_env or {})
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.log_path = scratch / "server.log"
