@@ -1,9 +1,10 @@
 """Install lock files into the course's virtual environment: with uv when it can be had, else with pip.
 
-``make env`` (and so ``make lab``, ``make test``, ...) runs this script with the system's Python::
+``python3 course.py env`` (and so ``make env``, ``make lab``, ``make test``, ... which call it) runs this script with
+the system's Python, on Linux, macOS and Windows alike (paths from :func:`bin_dir`, no shell)::
 
     python3 tools/install_env.py --venv .venv --compile later --editable . requirements.lock
-    python3 tools/install_env.py --venv .venv requirements-dev.lock       # on top (make env-dev)
+    python3 tools/install_env.py --venv .venv requirements-dev.lock       # on top (course.py env-dev, make env-dev)
 
 1. Creates the venv with this Python when it is missing (``python -m venv --without-pip``). Its pip (which
    the doctor's fixes use) is the one ``python -m venv`` puts there: with uv, the wheels of this Python's
@@ -77,15 +78,37 @@ def lock_packages(lock: Path) -> list[str]:
             if "==" in line.split("#")[0]]
 
 
-def venv_python(venv: Path) -> Path:
-    return venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+def bin_dir(venv: Path, os_name: str | None = None) -> Path:
+    """The folder of a venv's programs: ``Scripts`` on Windows (``os_name == "nt"``), ``bin`` elsewhere.
+
+    Parameters
+    ----------
+    venv : Path or PurePath
+        The venv; a ``PureWindowsPath`` with ``os_name="nt"`` gives Windows paths on any machine.
+    os_name : str, optional
+        ``os.name`` of the machine the venv is for (default: this one's).
+    """
+    return venv / ("Scripts" if (os.name if os_name is None else os_name) == "nt" else "bin")
+
+
+def venv_program(venv: Path, name: str, os_name: str | None = None) -> Path:
+    """A venv's program ``name`` (``python``, ``jupyter``, ...): ``Scripts\\<name>.exe`` on Windows, ``bin/<name>``
+    elsewhere (see :func:`bin_dir`)."""
+    nt = (os.name if os_name is None else os_name) == "nt"
+    return bin_dir(venv, os_name) / (f"{name}.exe" if nt else name)
+
+
+def venv_python(venv: Path, os_name: str | None = None) -> Path:
+    """The venv's Python: ``.venv\\Scripts\\python.exe`` on Windows, ``.venv/bin/python`` elsewhere."""
+    return venv_program(venv, "python", os_name)
 
 
 def run(command: list, label: str, start: float, show=None, env=None) -> None:
     """Run `command`; print the lines `show` returns for its output (None: nothing), a heartbeat while
     it is silent, and raise InstallError with its last lines when it fails."""
+    # errors="replace": an installer's line in another encoding than this console's (Windows) is shown, not fatal
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                               env=env, bufsize=1)
+                               errors="replace", env=env, bufsize=1)
     tail: list[str] = []
     last = [time.monotonic()]
     done = threading.Event()
@@ -141,12 +164,14 @@ class PipProgress:
 
 
 #: The uv wheel for this machine, by (sys.platform, machine): a part of its file name on PyPI. Elsewhere
-#: (Windows, musl, other CPUs) pip fetches uv (it picks the wheel itself).
+#: (musl, other CPUs) pip fetches uv (it picks the wheel itself).
 UV_WHEELS = {
     ("linux", "x86_64"): "-manylinux_2_17_x86_64.",
     ("linux", "aarch64"): "-manylinux_2_17_aarch64.",
     ("darwin", "x86_64"): "-macosx_10_12_x86_64.",
     ("darwin", "arm64"): "-macosx_11_0_arm64.",
+    ("win32", "amd64"): "-win_amd64.",  # platform.machine() says AMD64 / ARM64 on Windows
+    ("win32", "arm64"): "-win_arm64.",
 }
 PYPI_SIMPLE = "https://pypi.org/simple/uv/"
 
@@ -160,9 +185,14 @@ def uv_wheel_part() -> str | None:
     return UV_WHEELS.get((sys.platform, platform.machine().lower()))
 
 
+def uv_name(os_name: str | None = None) -> str:
+    """The file name of uv's executable: ``uv.exe`` on Windows, ``uv`` elsewhere."""
+    return "uv.exe" if (os.name if os_name is None else os_name) == "nt" else "uv"
+
+
 def download_uv(home: Path, part: str) -> None:
-    """uv's executable from its wheel on PyPI (the index's sha256 checked) into home/bin/uv: one download,
-    no pip (pip takes ~10 s to fetch it here)."""
+    """uv's executable from its wheel on PyPI (the index's sha256 checked) into home/bin/uv (uv.exe on Windows): one
+    download, no pip (pip takes ~10 s to fetch it here)."""
     import hashlib
     import io
     import json
@@ -181,12 +211,12 @@ def download_uv(home: Path, part: str) -> None:
     if hashlib.sha256(data).hexdigest() != chosen[0]["hashes"]["sha256"]:
         raise InstallError(f"{chosen[0]['filename']}: sha256 differs from PyPI's")
     with zipfile.ZipFile(io.BytesIO(data)) as wheel:
-        binary = wheel.read(f"uv-{UV_VERSION}.data/scripts/uv")
+        binary = wheel.read(f"uv-{UV_VERSION}.data/scripts/{uv_name()}")
     (home / "bin").mkdir(parents=True, exist_ok=True)
     partial = home / "bin" / "uv.partial"
     partial.write_bytes(binary)
     partial.chmod(0o755)
-    partial.replace(home / "bin" / "uv")
+    partial.replace(home / "bin" / uv_name())
 
 
 def bootstrap_uv(venv: Path, start: float, pip_ready=lambda: None) -> Path:
@@ -195,7 +225,8 @@ def bootstrap_uv(venv: Path, start: float, pip_ready=lambda: None) -> Path:
     Downloads the wheel from PyPI where UV_WHEELS knows this machine; else, or when that fails, the venv's pip
     installs it (``pip_ready`` waits until the venv has its pip)."""
     home = venv / f".uv-{UV_VERSION}"
-    uv = home / "bin" / ("uv.exe" if os.name == "nt" else "uv")
+    # `pip install --target` puts scripts in home/bin on Windows too (its "home" scheme is posix_home there)
+    uv = home / "bin" / uv_name()
     if uv.exists():
         return uv
     part = uv_wheel_part()
@@ -265,7 +296,7 @@ def _lock(handle) -> bool:
     """An exclusive lock on the open file `handle` without waiting; False when another process holds it."""
     try:
         import fcntl
-    except ImportError:  # Windows (the course asks for WSL there): no lock, at worst two workers
+    except ImportError:  # Windows: no lock, at worst two workers (the second finds every file compiled)
         return True
     try:
         fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -284,10 +315,11 @@ def compile_in_background(venv: Path) -> bool:
             return False
         command = [str(venv_python(venv)), str(Path(__file__).resolve()), "--venv", str(venv.resolve()),
                    "--compile-worker"]
-        inherit = {}
         if os.name != "nt":
             command += ["--lock-fd", str(handle.fileno())]
             inherit = {"pass_fds": (handle.fileno(),), "start_new_session": True}
+        else:  # its own process group (a Ctrl-C in the console does not reach it), no console window
+            inherit = {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP | subprocess.DETACHED_PROCESS}
         with open(venv / COMPILE_LOG, "a") as log:
             subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, **inherit)
         return True
@@ -337,6 +369,8 @@ def compile_worker(venv: Path, lock_fd: int | None = None) -> int:
             os.nice(19)  # the rest only when nothing else wants the processor
         for folder in site_packages():
             ok &= compileall.compile_dir(folder, quiet=1, workers=0)
+        if os.name == "nt":
+            handle.close()  # Windows removes no file that is open (no lock to keep there: see _lock)
         marker.unlink(missing_ok=True)  # failures (a vendored Python 2 file) stay failures: no retry
         say(f"bytecode compiled in {time.monotonic() - start:.1f} s (JupyterLab's and the first notebook's packages "
             f"in {first:.1f} s)" + ("" if ok else "; some files did not compile (see above), as with pip and uv"))
@@ -482,6 +516,8 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
+    for stream in (sys.stdout, sys.stderr):  # a character this console cannot show (Windows' cp1252) is replaced
+        stream.reconfigure(errors="replace")
     try:
         raise SystemExit(main())
     except InstallError as error:
