@@ -364,10 +364,22 @@ def test_summary_wraps_the_problems_and_their_fixes(capsys):
     assert "1. widgets (.venv/bin/jupyter): JupyterLab 4.6.6 has no\n   widget extension" in out
 
 
+class _KernelApp:
+    """ipykernel.kernelapp as a running kernel has it (``IPKernelApp.initialized()`` is True)."""
+
+    class IPKernelApp:
+        @staticmethod
+        def initialized():
+            return True
+
+
 def test_output_width_is_the_notebook_width_in_a_kernel(monkeypatch):
-    monkeypatch.setitem(sys.modules, "ipykernel", sys.modules.get("ipykernel", object()))
+    monkeypatch.setitem(sys.modules, "ipykernel.kernelapp", _KernelApp)
     assert doctor.output_width() == doctor.NOTEBOOK_WIDTH
-    monkeypatch.delitem(sys.modules, "ipykernel")
+    monkeypatch.delitem(sys.modules, "ipykernel.kernelapp")
+    monkeypatch.setitem(sys.modules, "ipykernel", sys.modules.get("ipykernel", object()))  # imported, no kernel running
+    monkeypatch.delenv("COLUMNS", raising=False)
+    assert doctor.output_width() is None  # ipywidgets 7 imports ipykernel in a terminal too
     monkeypatch.setenv("COLUMNS", "77")
     assert doctor.output_width() == 77
     monkeypatch.delenv("COLUMNS")
@@ -496,5 +508,5 @@ def test_the_hub_setup_the_messages_name_is_a_heading_of_the_guide():
     guide = (ROOT / "docs" / "instructor-guide.md").read_text(encoding="utf-8")
     assert f"#### {title}\n" in guide
     notebook = json.loads((ROOT / "solutions" / "00-before-you-start.ipynb").read_text(encoding="utf-8"))
-    setup = "".join(next(c for c in notebook["cells"] if c["cell_type"] == "code")["source"])
+    setup = "".join("".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "code")
     assert f'docs/instructor-guide.md, \\"{title}\\"' in setup  # notebook 00's own message, without course_utils

@@ -5,6 +5,7 @@ The same diagnoses run from a terminal and from notebook 00 ("Before you start")
     make doctor                              # creates the environment when missing, then diagnoses it
     .venv/bin/python -m course_utils.tools.doctor  # the same, without make
     python3 course_utils/tools/doctor.py           # works even with a Python that lacks the course's packages
+    python -m course_utils.tools.doctor            # Colab (`!python ...` in a cell) or a pip install: its own checks
 
 Output: one line per diagnosis (a ``Finding``), ``ok`` or ``PROBLEM``, then the fix for each problem. A line longer than
 the terminal (or, in a notebook, ``NOTEBOOK_WIDTH`` characters) wraps between words, never inside a
@@ -29,13 +30,26 @@ widgets        the JupyterLab that would serve the notebooks has the widget exte
 kernel         the ``python3`` kernel that JupyterLab starts is the course's Python (terminal), or
                this notebook's kernel is (notebook)
 
+In Colab and where course_utils is an installed package with no course folder (:data:`PACKAGE_PLACES`), the running
+Python is the course's environment, whatever its versions, and the checks are what it needs:
+
+python         Python 3.10 or newer
+packages       every requirement course_utils declares (its package metadata) applies here, is installed and
+               within its bounds (not the lock's pins), and is loaded in the version installed
+course_utils   imports, from the installed package (not from a stray folder that hides it); its version and source
+matplotlib     draws a figure (terminal) / draws inline below the cell (notebook)
+widgets        ipywidgets imports; the page's widget support cannot be probed from Python there, so the line says
+               what to look for (a slider that redraws its picture)
+
 Where the course runs
 ---------------------
 A fix is only useful if it can be carried out where the learner is. :func:`place` tells a clone on the
 learner's own machine (``make`` works there) from a JupyterHub (the environment is the hub's: its admin fixes it)
-and from Binder, by the variables those services set in every server and kernel; each fix is worded for it.
-On a hub or Binder a ``.venv`` inside the clone (made by someone running ``make`` in a hub terminal) is not
-what the notebooks run on, so it is ignored there.
+and from Binder, by the variables those services set in every server and kernel; Google Colab by its module and
+variable; and a package pip installed with no course folder around it ("installed": a plain ``pip install``, a lone
+notebook in VS Code). Each fix is worded for it: `make` in a clone, the admin on a hub, Colab's Runtime menu, the
+kernel's own ``python -m pip`` for an installed package. On a hub or Binder a ``.venv`` inside the clone (made by
+someone running ``make`` in a hub terminal) is not what the notebooks run on, so it is ignored there.
 
 Every diagnosis is a small function taking its inputs (versions, kernelspec JSON, paths, lock text),
 so each failure can be provoked in tests without breaking a real environment. This module uses
@@ -51,6 +65,7 @@ import shutil
 import subprocess
 import sys
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -59,6 +74,19 @@ __all__ = [
     "Finding",
     "CourseEnv",
     "MIN_PYTHON",
+    "PACKAGE_PLACES",
+    "Requirement",
+    "Version",
+    "diagnose_installed_course_utils",
+    "diagnose_requirements",
+    "diagnose_widgets_import",
+    "in_kernel",
+    "installed_note",
+    "marker_environment",
+    "marker_holds",
+    "parse_requirement",
+    "reinstall_fix",
+    "version_matches",
     "diagnose_course_utils",
     "diagnose_figure",
     "diagnose_kernel_python",
@@ -143,19 +171,44 @@ def _problem(name, message, fix):
 HUB_SETUP = "docs/instructor-guide.md, \"Setting up the hub\""
 
 
-def place(environ=None) -> str:
-    """Where the course runs: ``"binder"``, ``"hub"`` or ``"clone"``.
+#: The places where the course is a package pip installed into the running Python, not a clone: the checks there
+#: are what that Python needs (its version, what course_utils declares, figures, widgets), never a lock, a ``.venv``,
+#: a kernelspec or a JupyterLab server.
+PACKAGE_PLACES = ("colab", "installed")
+_LOOK = object()  # place()'s default folder: look for it
 
-    Binder (a BinderHub such as mybinder.org) sets ``BINDER_LAUNCH_HOST``, ``BINDER_REQUEST``, ``BINDER_REPO_URL`` in every server
-    and kernel; a JupyterHub sets ``JUPYTERHUB_API_URL`` and ``JUPYTERHUB_USER`` (Binder runs on a JupyterHub
-    too, so it is asked first). Anything else is a clone on the learner's machine, where ``make`` works.
+
+def place(environ=None, modules=None, folder=_LOOK) -> str:
+    """Where the course runs: ``"colab"``, ``"installed"``, ``"binder"``, ``"hub"`` or ``"clone"``.
+
+    Asked in this order:
+
+    1. ``"colab"``: a Google Colab runtime, where ``google.colab`` is imported in every kernel and
+       ``COLAB_RELEASE_TAG`` is set (in its terminals too); the course is what the notebook's first cell pip-installed,
+       with Colab's own package versions, even if a clone of the course lies in the runtime;
+    2. ``"installed"``: no course folder, neither around the working folder nor around course_utils itself
+       (:func:`find_repo` finds none): course_utils is an installed package (a plain ``pip install``, a lone notebook
+       opened in VS Code);
+    3. ``"binder"``: Binder (a BinderHub such as mybinder.org) sets ``BINDER_LAUNCH_HOST``, ``BINDER_REQUEST``,
+       ``BINDER_REPO_URL`` in every server and kernel (Binder runs on a JupyterHub too, so it is asked before it);
+    4. ``"hub"``: a JupyterHub sets ``JUPYTERHUB_API_URL`` and ``JUPYTERHUB_USER``; a clone on a hub stays ``"hub"``;
+    5. ``"clone"``: anything else is a clone on the learner's machine, where ``make`` works.
 
     Parameters
     ----------
     environ : mapping, optional
         The environment variables to read (default: ``os.environ``).
+    modules : mapping, optional
+        The imported modules (default: ``sys.modules``).
+    folder : Path or None, optional
+        The course folder, None when there is none (default: :func:`find_repo`'s answer).
     """
     environ = os.environ if environ is None else environ
+    modules = sys.modules if modules is None else modules
+    if "google.colab" in modules or "COLAB_RELEASE_TAG" in environ:
+        return "colab"
+    if (find_repo() if folder is _LOOK else folder) is None:
+        return "installed"
     if any(name in environ for name in ("BINDER_LAUNCH_HOST", "BINDER_REQUEST", "BINDER_REPO_URL")):
         return "binder"
     if "JUPYTERHUB_API_URL" in environ or "JUPYTERHUB_USER" in environ:
@@ -168,10 +221,17 @@ START = {
     "clone": "Start the course with `make lab`.",
     "hub": "Open the course with its link (it opens notebook 00).",
     "binder": "Open notebooks/00-before-you-start.ipynb in JupyterLab's file browser.",
+    "colab": "Open the course's next notebook with its Open in Colab link.",
+    "installed": "Open the course's notebooks with this Python as their kernel.",
 }
-#: How to run these checks again, where the course runs (no `make` on a hub or on Binder).
+#: How to run these checks again, where the course runs (no `make` on a hub, on Binder, in Colab or a pip install).
 _NO_MAKE_AGAIN = "notebook 00 (or `python -m course_utils.tools.doctor` in a terminal, in the course folder)"
-DOCTOR_AGAIN = {"clone": "`make doctor`", "hub": _NO_MAKE_AGAIN, "binder": _NO_MAKE_AGAIN}
+DOCTOR_AGAIN = {"clone": "`make doctor`", "hub": _NO_MAKE_AGAIN, "binder": _NO_MAKE_AGAIN,
+                "colab": "notebook 00 (or `!python -m course_utils.tools.doctor` in a cell)",
+                "installed": "notebook 00 (or `python -m course_utils.tools.doctor` with the Python the course is in)"}
+#: In Colab: what gives a fresh runtime, where the notebook's first cell installs the course again.
+COLAB_FRESH = ("Runtime > Disconnect and delete runtime, then run this notebook again (its first cell installs the "
+               "course afresh)")
 #: The fix for anything wrong with the environment itself, where a learner cannot repair it.
 ASK_THE_ADMIN = {
     "hub": ("This hub's Python environment is not the course's, and only its admin can change it: tell your "
@@ -187,17 +247,19 @@ class CourseEnv:
 
     Attributes
     ----------
-    repo : Path
-        The repository's root folder (holds ``course_utils/`` and the lock files).
+    repo : Path or None
+        The repository's root folder (holds ``course_utils/`` and the lock files); None where the course is an
+        installed package with no course folder (:data:`PACKAGE_PLACES`).
     venv : Path or None
-        ``repo/.venv`` when it exists (the environment ``make`` builds), else None (conda, Binder).
+        ``repo/.venv`` when it exists (the environment ``make`` builds), else None (conda, Binder, Colab, pip).
     python : str
         The course's interpreter: ``.venv/bin/python``, or the running Python when there is no venv.
     where : str
-        Where the course runs (see :func:`place`): ``"clone"``, ``"hub"`` or ``"binder"``; fixes are worded for it.
+        Where the course runs (see :func:`place`): ``"clone"``, ``"hub"``, ``"binder"``, ``"colab"`` or
+        ``"installed"``; fixes are worded for it.
     """
 
-    repo: Path
+    repo: Path | None
     venv: Path | None
     python: str
     where: str = "clone"
@@ -207,6 +269,8 @@ class CourseEnv:
         if path is None:
             return "?"
         path = str(path)
+        if self.repo is None:
+            return path
         try:
             rel = os.path.relpath(path, self.repo)
         except ValueError:  # another drive (Windows)
@@ -219,7 +283,10 @@ class CourseEnv:
 
     @property
     def fix_packages(self) -> str:
-        """The command that installs exactly the lock into the course's environment."""
+        """The fix for the course's packages: install exactly the lock into the course's environment; in Colab or
+        a pip install (:data:`PACKAGE_PLACES`), install the course again (:func:`reinstall_fix`)."""
+        if self.where in PACKAGE_PLACES:
+            return reinstall_fix(self)
         if self.venv is not None:
             return f"{self.python_shown} -m pip install --no-deps -r {lock_name(_python_version(self))}"
         if self.where in ASK_THE_ADMIN:
@@ -287,9 +354,18 @@ def course_env(repo=None, where=None) -> CourseEnv:
     """The course's environment as seen from here (see :class:`CourseEnv`).
 
     `where` (default: :func:`place`) says where the course runs; on a hub or Binder the notebooks run on that
-    service's environment, so a ``.venv`` in the clone is not the course's environment there and is ignored."""
+    service's environment, so a ``.venv`` in the clone is not the course's environment there and is ignored; in
+    Colab or a pip install the course's environment is the running Python, with or without a course folder.
+
+    Raises
+    ------
+    FileNotFoundError
+        When `where` is a clone, a hub or Binder and no course folder is found.
+    """
     repo = Path(repo) if repo is not None else find_repo()
-    where = place() if where is None else where
+    where = place(folder=repo) if where is None else where
+    if where in PACKAGE_PLACES:
+        return CourseEnv(repo, None, sys.executable, where)
     if repo is None:
         raise FileNotFoundError(
             "cannot find the course folder (one holding course_utils/ and requirements.lock): "
@@ -344,6 +420,312 @@ def installed_versions() -> dict:
 
 
 # ---------------------------------------------------------------------------------------------
+# What course_utils declares: its requirements (PEP 508) and the installed versions (PEP 440)
+# ---------------------------------------------------------------------------------------------
+# The standard library has no parser for these, and `packaging` is not sure to be installed (the doctor runs where
+# packages are missing), so here is the part the check needs: names, version specifiers and markers, with `packaging`'s
+# semantics (pre-releases count, as `pip check` counts them). tests/test_doctor_requirements.py compares the two.
+_VERSION = re.compile(r"""
+    v?(?:(?P<epoch>\d+)!)?(?P<release>\d+(?:\.\d+)*)
+    (?:[-_.]?(?P<pre_l>alpha|a|beta|b|preview|pre|c|rc)[-_.]?(?P<pre_n>\d+)?)?
+    (?:-(?P<post_n1>\d+)|[-_.]?(?P<post_l>post|rev|r)[-_.]?(?P<post_n2>\d+)?)?
+    (?:[-_.]?(?P<dev_l>dev)[-_.]?(?P<dev_n>\d+)?)?
+    (?:\+(?P<local>[a-z0-9]+(?:[-_.][a-z0-9]+)*))?""", re.VERBOSE | re.IGNORECASE)
+_PRE_RANK = {"a": 1, "alpha": 1, "b": 2, "beta": 2, "c": 3, "rc": 3, "pre": 3, "preview": 3}
+
+
+@dataclass(frozen=True)
+class Version:
+    """A PEP 440 version, compared as ``packaging.version.Version`` compares them (``Version.parse("2.1.3")``)."""
+
+    epoch: int
+    release: tuple
+    pre: tuple | None     # (rank, number): a=1, b=2, rc=3
+    post: int | None
+    dev: int | None
+    local: tuple | None   # its parts, numbers as int
+
+    @classmethod
+    def parse(cls, text: str) -> Version:
+        """Raises ValueError when `text` is not a PEP 440 version."""
+        match = _VERSION.fullmatch(str(text).strip())
+        if not match:
+            raise ValueError(f"not a version: {text!r}")
+        g = match.groupdict()
+        post = g["post_n1"] or (g["post_n2"] or "0" if g["post_l"] else None)
+        local = g["local"] and tuple(int(p) if p.isdigit() else p.lower() for p in re.split(r"[-_.]", g["local"]))
+        return cls(int(g["epoch"] or 0), tuple(int(p) for p in g["release"].split(".")),
+                   (_PRE_RANK[g["pre_l"].lower()], int(g["pre_n"] or 0)) if g["pre_l"] else None,
+                   None if post is None else int(post), int(g["dev_n"] or 0) if g["dev_l"] else None, local or None)
+
+    @property
+    def is_prerelease(self) -> bool:
+        return self.pre is not None or self.dev is not None
+
+    @property
+    def public(self) -> Version:
+        """The version without its local part (``1.0+cpu`` -> ``1.0``)."""
+        return Version(self.epoch, self.release, self.pre, self.post, self.dev, None)
+
+    @property
+    def base(self) -> Version:
+        """Epoch and release only (``1.0rc1.post2`` -> ``1.0``)."""
+        return Version(self.epoch, self.release, None, None, None, None)
+
+    def key(self) -> tuple:
+        """The sort key of PEP 440: trailing zeros of the release do not count; a dev release comes before its
+        pre-releases, which come before the release, before its post-releases; a local version after its public."""
+        release = list(self.release)
+        while len(release) > 1 and release[-1] == 0:
+            release.pop()
+        if self.pre is None and self.post is None and self.dev is not None:
+            pre = (0, 0)
+        else:
+            pre = self.pre or (4, 0)
+        local = (0,) if self.local is None else (1, *((1, p, "") if isinstance(p, int) else (0, 0, p)
+                                                         for p in self.local))
+        return (self.epoch, tuple(release), pre, -1 if self.post is None else self.post,
+                (1, 0) if self.dev is None else (0, self.dev), local)
+
+    def __lt__(self, other): return self.key() < other.key()
+    def __le__(self, other): return self.key() <= other.key()
+    def __gt__(self, other): return self.key() > other.key()
+    def __ge__(self, other): return self.key() >= other.key()
+    def __eq__(self, other): return isinstance(other, Version) and self.key() == other.key()
+    def __hash__(self): return hash(self.key())
+
+
+_SPECIFIER = re.compile(r"\s*(===|~=|==|!=|<=|>=|<|>)\s*([A-Za-z0-9]\S*?)\s*")
+
+
+def version_matches(version: str, specifier: str) -> bool:
+    """`version` satisfies one specifier such as ``>=2.0``, ``==1.2.*``, ``~=3.10`` or ``!=5.1.0``.
+
+    Pre-releases are allowed (an installed ``2.0rc1`` satisfies ``>=1.0``), as ``pip check`` judges installed
+    versions; ``<V`` and ``>V`` exclude V's own pre- and post-releases, as PEP 440 says. Raises ValueError when
+    either is not well formed.
+    """
+    match = _SPECIFIER.fullmatch(specifier)
+    if not match:
+        raise ValueError(f"not a version specifier: {specifier!r}")
+    op, wanted = match.groups()
+    if op == "===":
+        return str(version).strip().lower() == wanted.lower()
+    have = Version.parse(version)
+    if op in ("==", "!=") and wanted.endswith(".*"):
+        prefix = Version.parse(wanted[:-2])
+        if prefix.pre or prefix.post is not None or prefix.dev is not None or prefix.local:
+            raise ValueError(f"not a version specifier: {specifier!r}")
+        release = have.release + (0,) * max(0, len(prefix.release) - len(have.release))
+        equal = have.epoch == prefix.epoch and release[:len(prefix.release)] == prefix.release
+        return equal if op == "==" else not equal
+    want = Version.parse(wanted)
+    if op in ("==", "!="):
+        equal = (have if want.local else have.public) == want
+        return equal if op == "==" else not equal
+    if op == "~=":
+        if len(want.release) < 2 or want.local:
+            raise ValueError(f"not a version specifier: {specifier!r}")
+        prefix = ".".join(map(str, want.release[:-1]))
+        return version_matches(version, f">={wanted}") and version_matches(version, f"=={prefix}.*")
+    if want.local:
+        raise ValueError(f"not a version specifier: {specifier!r}")
+    have = have.public  # a local label does not count in an ordered comparison
+    if op == "<=":
+        return have <= want
+    if op == ">=":
+        return have >= want
+    if op == "<":  # <V excludes V's own pre-releases unless V is one: <1.0 is <1.0.dev0, <1.0.post1 is <1.0.post1.dev0
+        return have < (want if want.is_prerelease else Version(want.epoch, want.release, None, want.post, 0, None))
+    if have.base != want.base or want.dev is not None or want.post is not None:  # op == ">"
+        return have > want
+    return have > want and have.pre != want.pre  # >V excludes V's post-releases: >1.0 is not met by 1.0.post1
+
+
+_MARKER_NAMES = ("implementation_name", "implementation_version", "os_name", "platform_machine", "platform_release",
+                 "platform_system", "platform_version", "python_full_version", "platform_python_implementation",
+                 "python_version", "sys_platform", "extra")
+
+
+def marker_environment() -> dict:
+    """The values PEP 508's markers name, for the running Python (``python_version``, ``sys_platform``, ...);
+    ``extra`` is empty: the course's optional extras are not asked for."""
+    import platform
+
+    impl = sys.implementation.version
+    impl_version = f"{impl.major}.{impl.minor}.{impl.micro}"
+    if impl.releaselevel != "final":
+        impl_version += impl.releaselevel[0] + str(impl.serial)
+    return {"implementation_name": sys.implementation.name, "implementation_version": impl_version,
+            "os_name": os.name, "platform_machine": platform.machine(), "platform_release": platform.release(),
+            "platform_system": platform.system(), "platform_version": platform.version(),
+            "python_full_version": platform.python_version(),
+            "platform_python_implementation": platform.python_implementation(),
+            "python_version": ".".join(platform.python_version_tuple()[:2]), "sys_platform": sys.platform, "extra": ""}
+
+
+_MARKER_TOKEN = re.compile(r"""\s*(?:(?P<string>'[^']*'|"[^"]*")|(?P<op>===|==|!=|<=|>=|~=|<|>|\(|\))|"""
+                           r"""(?P<word>[A-Za-z_][A-Za-z0-9_.]*))""")
+
+
+def marker_holds(marker: str, environment: dict | None = None) -> bool:
+    """Whether a PEP 508 marker (``python_version < "3.11" and extra == "dev"``) holds in `environment`
+    (default: :func:`marker_environment`). Raises ValueError when it is not well formed or names an unknown
+    variable."""
+    environment = marker_environment() if environment is None else environment
+    tokens, end = [], 0
+    text = marker.strip()
+    while end < len(text):
+        match = _MARKER_TOKEN.match(text, end)
+        if not match or match.end() == end:
+            raise ValueError(f"cannot read the marker {marker!r} at {text[end:]!r}")
+        end = match.end()
+        kind = match.lastgroup
+        tokens.append((kind, match.group(kind)))
+    position = 0
+
+    def peek():
+        return tokens[position] if position < len(tokens) else (None, None)
+
+    def take(expected=None):
+        nonlocal position
+        token = peek()
+        if token[0] is None or (expected and token[1] != expected):
+            raise ValueError(f"cannot read the marker {marker!r}: expected {expected or 'more'}")
+        position += 1
+        return token
+
+    def value():
+        kind, word = take()
+        if kind == "string":
+            return ("string", word[1:-1])
+        if kind == "word" and word in environment:
+            return (word, environment[word])
+        raise ValueError(f"cannot read the marker {marker!r}: unknown {word!r}")
+
+    def compare():
+        if peek()[1] == "(":
+            take("(")
+            result = either()
+            take(")")
+            return result
+        left = value()
+        kind, op = take()
+        if op == "not":
+            take("in")
+            op = "not in"
+        elif kind != "op" and op != "in" or op in ("(", ")"):
+            raise ValueError(f"cannot read the marker {marker!r}: {op!r} is not a comparison")
+        right = value()
+        lhs, rhs = left[1], right[1]
+        if "extra" in (left[0], right[0]):
+            lhs, rhs = normalise(lhs), normalise(rhs)
+        if op == "in":
+            return lhs in rhs
+        if op == "not in":
+            return lhs not in rhs
+        try:
+            return version_matches(lhs, op + rhs)
+        except ValueError:  # not versions: compared as strings
+            pass
+        compared = {"==": lhs == rhs, "!=": lhs != rhs, "<": lhs < rhs, "<=": lhs <= rhs, ">": lhs > rhs,
+                    ">=": lhs >= rhs, "===": lhs == rhs}
+        if op not in compared:
+            raise ValueError(f"cannot read the marker {marker!r}: {op} needs versions")
+        return compared[op]
+
+    def both():
+        result = compare()
+        while peek()[1] == "and":
+            take()
+            result = compare() and result
+        return result
+
+    def either():
+        result = both()
+        while peek()[1] == "or":
+            take()
+            result = both() or result
+        return result
+
+    result = either()
+    if position != len(tokens):
+        raise ValueError(f"cannot read the marker {marker!r}: unexpected {tokens[position][1]!r}")
+    return result
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """One requirement a package declares (PEP 508), as :func:`parse_requirement` reads it.
+
+    Attributes
+    ----------
+    name : str
+        The distribution's name, normalised (``jupyter-core``).
+    specifiers : tuple of str
+        Its version specifiers (``(">=2.0", "<3")``); empty for any version.
+    marker : str
+        Its environment marker (``python_version < "3.11"``), empty when none.
+    text : str
+        The requirement as written (for the messages and the fix).
+    """
+
+    name: str
+    specifiers: tuple
+    marker: str
+    text: str
+
+    @property
+    def bound(self) -> str:
+        """The version bounds as pip writes them (``>=2.0,<3``), or ``any version``."""
+        return ",".join(self.specifiers) or "any version"
+
+    @property
+    def pip_argument(self) -> str:
+        """The requirement for a pip command line, quoted (``"numpy>=2.0"``)."""
+        return f'"{self.name}{",".join(self.specifiers)}"'
+
+    def applies(self, environment: dict | None = None) -> bool:
+        """Its marker holds here (always, without a marker)."""
+        return not self.marker or marker_holds(self.marker, environment)
+
+    def met_by(self, version: str | None) -> bool:
+        """An installed `version` (None: not installed) satisfies every specifier."""
+        return version is not None and all(version_matches(version, spec) for spec in self.specifiers)
+
+
+_REQUIREMENT = re.compile(r"\s*(?P<name>[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*(?:\[(?P<extras>[^\]]*)\])?"
+                          r"\s*(?P<rest>.*)")
+
+
+def parse_requirement(text: str) -> Requirement:
+    """A requirement line of a package's metadata (``numpy>=2.0``, ``nbconvert>=7; extra == "maintainers"``,
+    ``pkg (>=1.0, <2)``, ``pkg @ https://...``) as a :class:`Requirement`; its extras are not checked.
+    Raises ValueError when it is not well formed."""
+    match = _REQUIREMENT.fullmatch(text)
+    if not match:
+        raise ValueError(f"cannot read the requirement {text!r}")
+    rest = match.group("rest").strip()
+    if rest.startswith("@"):  # a URL (any installed version will do); a marker follows it after a blank
+        _url, _, marker = rest.replace("\t", " ").partition(" ;")
+        specifiers = ()
+    else:
+        bounds, _, marker = rest.partition(";")
+        bounds = bounds.strip()
+        if bounds.startswith("(") and bounds.endswith(")"):
+            bounds = bounds[1:-1]
+        specifiers = tuple(re.sub(r"\s+", "", spec) for spec in bounds.split(","))
+        specifiers = () if specifiers == ("",) else specifiers
+        for spec in specifiers:
+            if not _SPECIFIER.fullmatch(spec):
+                raise ValueError(f"cannot read the requirement {text!r}: {spec!r}")
+    marker = marker.strip()
+    if marker:
+        marker_holds(marker, dict.fromkeys(_MARKER_NAMES, "0"))  # well formed, whatever the values
+    return Requirement(normalise(match.group("name")), specifiers, marker, text.strip())
+
+
+# ---------------------------------------------------------------------------------------------
 # The diagnoses: small functions of their inputs
 # ---------------------------------------------------------------------------------------------
 def diagnose_python(version_info, prefix, executable, env: CourseEnv) -> Finding:
@@ -361,9 +743,11 @@ def diagnose_python(version_info, prefix, executable, env: CourseEnv) -> Finding
     if tuple(version_info[:2]) < MIN_PYTHON:
         return _problem(
             "python", f"Python {version} is too old: the course needs 3.10 or newer",
-            ASK_THE_ADMIN.get(env.where) or
+            ASK_THE_ADMIN.get(env.where) or NEWER_PYTHON.get(env.where) or
             "Install Python 3.11 or newer (python.org, pyenv, or your system's packages), then rebuild "
             "the environment with it: `make clean-env && make env PYTHON=python3.11`")
+    if env.where in PACKAGE_PLACES:
+        return _ok("python", f"Python {version} at {executable} ({PACKAGE_PYTHON[env.where]})")
     if env.venv is not None and not _same_dir(prefix, env.venv):
         return _problem(
             "python", f"this is {executable} (Python {version}), not the course's Python ({env.python_shown})",
@@ -445,9 +829,7 @@ def diagnose_course_utils(module_file, import_error, install: dict | None, env: 
         return _problem("course_utils", "not installed in this environment: notebooks stop at "
                         "`import course_utils` with ModuleNotFoundError", fix)
     url = install.get("url", "")
-    source = unquote(urlparse(url).path) if url.startswith("file:") else url
-    if os.name == "nt" and re.match(r"^/[A-Za-z]:", source):
-        source = source[1:]
+    source = _url_path(url) if url.startswith("file:") else url
     editable = bool(install.get("dir_info", {}).get("editable"))
     if not source or not _same_dir(source, env.repo) or not editable:
         what = f"a copy from {source}" if source else "a copy"
@@ -506,6 +888,8 @@ def diagnose_figure(draw=_draw_png, env: CourseEnv | None = None) -> Finding:
     """matplotlib draws a small figure to PNG (this also builds its font cache, once)."""
     if env is not None and env.where in ASK_THE_ADMIN:
         fix = ASK_THE_ADMIN[env.where]
+    elif env is not None and env.where in PACKAGE_PLACES:
+        fix = reinstall_fix(env, ["--force-reinstall", "--no-deps", _same_version("matplotlib")])
     elif env is None or env.venv:
         fix = "Reinstall the environment: `make clean-env && make env`"
     else:
@@ -517,6 +901,232 @@ def diagnose_figure(draw=_draw_png, env: CourseEnv | None = None) -> Finding:
     if not png.startswith(b"\x89PNG"):
         return _problem("matplotlib", "drew something that is not a PNG image", fix)
     return _ok("matplotlib", "draws a figure")
+
+
+# ---------------------------------------------------------------------------------------------
+# Colab and a pip install: the running Python is the course's environment, judged by what course_utils declares
+# ---------------------------------------------------------------------------------------------
+#: Whose Python runs the checks, where the course is an installed package.
+PACKAGE_PYTHON = {"colab": "this Colab runtime's Python", "installed": "the Python the course is installed in"}
+#: The fix for a Python older than 3.10, where the course is an installed package.
+NEWER_PYTHON = {
+    "colab": COLAB_FRESH,
+    "installed": ("Install Python 3.11 or newer (python.org, or your system's packages), install the course with it "
+                  "as you did with this one (`python3.11 -m pip install ...`), and pick it as the notebook's kernel"),
+}
+#: What makes the running Python load again what pip changed on disk.
+RESTART = {
+    "colab": "Runtime > Restart session, then run this notebook again",
+    "installed": "restart the notebook's kernel (Kernel > Restart Kernel; in VS Code: Restart), then run it again",
+}
+
+
+def _pip_source(direct_url: dict | None) -> str | None:
+    """What pip installed a distribution from, as a pip argument (``git+https://...@<commit>``, a folder, a URL),
+    read from its ``direct_url.json``; None when unknown (installed from an index, or no such file)."""
+    if not direct_url or not direct_url.get("url"):
+        return None
+    url = direct_url["url"]
+    vcs = direct_url.get("vcs_info")
+    if vcs:
+        revision = vcs.get("commit_id") or vcs.get("requested_revision")
+        return f"{vcs.get('vcs', 'git')}+{url}" + (f"@{revision}" if revision else "")
+    return _url_path(url) if url.startswith("file:") else url
+
+
+def _url_path(url: str) -> str:
+    """The local path of a ``file:`` URL (``file:///C:/x`` -> ``C:/x`` on Windows)."""
+    source = unquote(urlparse(url).path)
+    if os.name == "nt" and re.match(r"^/[A-Za-z]:", source):
+        source = source[1:]
+    return source
+
+
+def _installed_course_utils() -> dict | None:
+    """The installed course_utils distribution (the first on ``sys.path``, as ``import`` finds it): ``version``,
+    ``requires`` (its requirement lines), ``init`` (where its files put ``course_utils/__init__.py``, None for an
+    editable install), ``source`` (:func:`_pip_source`) and ``editable``; None when it is not installed."""
+    from importlib import metadata
+
+    try:
+        dist = metadata.distribution("course_utils")
+    except metadata.PackageNotFoundError:
+        return None
+    init = None
+    if any(str(f).replace("\\", "/") == "course_utils/__init__.py" for f in dist.files or ()):
+        init = str(dist.locate_file("course_utils/__init__.py"))
+    text = dist.read_text("direct_url.json")
+    direct_url = json.loads(text) if text else {}
+    return {"version": dist.version, "requires": dist.requires or [], "init": init, "source": _pip_source(direct_url),
+            "editable": bool((direct_url.get("dir_info") or {}).get("editable"))}
+
+
+def _same_version(name: str) -> str:
+    """A quoted pip argument for the installed version of `name` (``"matplotlib==3.10.0"``), or just its name."""
+    try:
+        from importlib import metadata
+        return f'"{name}=={metadata.version(name)}"'
+    except Exception:  # noqa: BLE001 - not installed, or no metadata at all
+        return f'"{name}"'
+
+
+def reinstall_fix(env: CourseEnv, arguments=()) -> str:
+    """The fix that installs with pip into the running Python, where the course is an installed package.
+
+    Parameters
+    ----------
+    env : CourseEnv
+        Its ``where`` is ``"colab"`` or ``"installed"``.
+    arguments : iterable of str or Requirement
+        What to install (a :class:`Requirement`, or a pip argument as written); none: the course itself again (in
+        Colab, a fresh runtime, whose first cell installs it; elsewhere, the source pip installed it from).
+    """
+    words = " ".join(a.pip_argument if isinstance(a, Requirement) else str(a) for a in arguments)
+    if env.where == "colab":
+        return f"Run `%pip install {words}` in a cell, then {RESTART['colab']}" if words else COLAB_FRESH
+    if not words:
+        found = _installed_course_utils()
+        if not (found and found["source"]):
+            return (f"Install the course again with pip into this Python ({env.python}), as it was first installed, "
+                    f"then {RESTART['installed']}")
+        words = f'--force-reinstall --no-deps {"-e " if found["editable"] else ""}"{found["source"]}"'
+    return f'`"{env.python}" -m pip install {words}`, then {RESTART["installed"]}'
+
+
+def diagnose_requirements(declared, installed: dict, loaded: dict, owner: str, env: CourseEnv,
+                          environment: dict | None = None) -> Finding:
+    """Every requirement course_utils declares is installed, within its bounds, and loaded as installed.
+
+    What the lock pins does not matter here: Colab and a plain ``pip install`` bring their own versions, and any
+    version within course_utils's bounds runs the course.
+
+    Parameters
+    ----------
+    declared : list of str or None
+        Its requirement lines (``importlib.metadata.requires("course_utils")``); None when it has no metadata.
+    installed : dict
+        ``{normalised name: version}`` installed (see :func:`installed_versions`).
+    loaded : dict
+        ``{normalised name: version}`` of the modules this Python has already imported (``numpy.__version__``):
+        pip may have changed them on disk since.
+    owner : str
+        Who declares them, for the messages (``"course_utils 1.1.0"``).
+    env : CourseEnv
+    environment : dict, optional
+        The values of the markers (default: :func:`marker_environment`).
+    """
+    name = "packages"
+    if declared is None:
+        return _problem(name, "course_utils is not installed as a package here: what it needs cannot be read",
+                        reinstall_fix(env))
+    try:
+        requirements = [r for r in map(parse_requirement, declared) if r.applies(environment)]
+    except ValueError as error:
+        return _problem(name, f"{owner} declares a requirement this check cannot read: {error}",
+                        "Report it to the course's maintainers, with this line")
+    unmet = [(r, installed.get(r.name)) for r in requirements if not r.met_by(installed.get(r.name))]
+    if unmet:
+        shown = ", ".join(f"{r.name} {got or 'missing'} (needs {r.bound})" for r, got in unmet)
+        return _problem(name, f"{len(unmet)} of the {len(requirements)} packages {owner} needs "
+                        f"{'are' if len(unmet) > 1 else 'is'} not as it needs them: {shown}",
+                        reinstall_fix(env, [r for r, _ in unmet]))
+
+    def same(a, b):
+        try:
+            return Version.parse(a) == Version.parse(b)
+        except ValueError:
+            return a == b
+
+    stale = [(r.name, loaded[r.name], installed[r.name]) for r in requirements
+             if loaded.get(r.name) and not same(loaded[r.name], installed[r.name])]
+    if stale:
+        shown = ", ".join(f"{n} {was} is loaded, {now} is installed" for n, was, now in stale)
+        return _problem(name, f"pip changed packages this Python had already imported: {shown}",
+                        RESTART[env.where][0].upper() + RESTART[env.where][1:])
+    listed = ", ".join(f"{r.name} {installed[r.name]}" for r in requirements)
+    return _ok(name, f"the {len(requirements)} packages {owner} needs meet its bounds: {listed}")
+
+
+def diagnose_installed_course_utils(module_file, import_error, installed: dict | None, env: CourseEnv) -> Finding:
+    """course_utils imports, from the installed package (not from a stray folder named course_utils that hides it).
+
+    Parameters
+    ----------
+    module_file : str or None
+        ``course_utils.__file__`` as imported here (None when the import failed).
+    import_error : str or None
+        The import's error message, if any.
+    installed : dict or None
+        The installed distribution (:func:`_installed_course_utils`: ``version``, ``init``, ``source``), None when
+        course_utils is not installed.
+    env : CourseEnv
+    """
+    name = "course_utils"
+    if module_file is None:
+        return _problem(name, f"cannot import course_utils ({import_error})", reinstall_fix(env))
+    package_dir = Path(module_file).resolve().parent
+    if installed is None:
+        return _ok(name, f"imported from {package_dir} (not installed as a package: no version)")
+    version = installed["version"]
+    if installed["init"] and not _same_dir(package_dir, Path(installed["init"]).parent):
+        return _problem(name, f"imported from {package_dir}, not from the installed course_utils {version} "
+                        f"({Path(installed['init']).parent}): the notebooks use that folder instead",
+                        f"Rename or move the folder {package_dir}, then {RESTART[env.where]}")
+    source = ""
+    if installed.get("source"):
+        source = f", installed from {installed['source']}" + (" (editable)" if installed.get("editable") else "")
+    return _ok(name, f"course_utils {version} imported from {package_dir}{source}")
+
+
+def diagnose_widgets_import(version, import_error, env: CourseEnv, requirement=None) -> Finding:
+    """ipywidgets imports in this Python. Whether the page draws widgets cannot be probed from the kernel in Colab or
+    in an editor (their widget managers live in the browser or the editor): the line says what to look for instead.
+
+    Parameters
+    ----------
+    version : str or None
+        ipywidgets' version as imported.
+    import_error : str or None
+        The import's error message, if any.
+    env : CourseEnv
+    requirement : Requirement, optional
+        What course_utils declares for ipywidgets, for the fix.
+    """
+    if import_error is not None:
+        return _problem("widgets", f"cannot import ipywidgets ({import_error}): no slider can show",
+                        reinstall_fix(env, [requirement or '"ipywidgets"']))
+    return _ok("widgets", f"ipywidgets {version} imports; the page's own widget support cannot be checked from "
+               "Python: moving a slider must redraw its picture (notebook 00, section 3)")
+
+
+def installed_note(source: str) -> str:
+    """The line a notebook's first cell prints after it pip-installed the course into the running Python.
+
+    In Colab a second line says that the runtime forgets it, and every file saved there, when it stops.
+
+    Parameters
+    ----------
+    source : str
+        What pip installed (``git+https://github.com/OWNER/REPO@0123abc``).
+
+    Examples
+    --------
+    >>> note = installed_note("git+https://github.com/OWNER/REPO@0123abc")
+    >>> note.startswith("Installed the course's code: course_utils ")
+    True
+    """
+    try:
+        from importlib import metadata
+        version = metadata.version("course_utils")
+    except Exception:  # noqa: BLE001 - the metadata cannot be read: say so rather than fail the first cell
+        version = "(version unknown)"
+    if place() == "colab":
+        into = "this runtime's Python"
+        after = ("\nA Colab runtime forgets it and every file saved here when it stops: File > Download keeps your "
+                 "notebook.")
+    else:
+        into, after = sys.executable, ""
+    return f"Installed the course's code: course_utils {version} from {source} (pip, into {into}).{after}"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -856,13 +1466,23 @@ def _context(context):
         return context
     if context is not None:
         raise ValueError(f"context must be 'shell', 'kernel' or None, not {context!r}")
-    return "kernel" if "ipykernel" in sys.modules else "shell"
+    return "kernel" if in_kernel() else "shell"
+
+
+def in_kernel() -> bool:
+    """True inside a running Jupyter kernel. Having imported ipykernel is not enough: ipywidgets 7 (Colab's) imports
+    it in any Python, a terminal's too."""
+    app = sys.modules.get("ipykernel.kernelapp")
+    try:
+        return bool(app and app.IPKernelApp.initialized())
+    except Exception:  # noqa: BLE001 - another ipykernel than expected: not a kernel we can tell
+        return False
 
 
 def python_diagnoses(context=None, env: CourseEnv | None = None) -> list:
     """Python version and environment (terminal), or this notebook's kernel (notebook)."""
     env = env or course_env()
-    if _context(context) == "kernel":
+    if _context(context) == "kernel" and env.where not in PACKAGE_PLACES:
         return [diagnose_kernel_python(sys.executable, sys.prefix, env)]
     return [diagnose_python(sys.version_info, sys.prefix, sys.executable, env)]
 
@@ -882,8 +1502,11 @@ def _course_utils_install(env: CourseEnv):
 
 
 def package_diagnoses(context=None, env: CourseEnv | None = None) -> list:
-    """Package versions against the lock, course_utils, and the environment's stamp."""
+    """Package versions against the lock, course_utils, and the environment's stamp; where the course is an
+    installed package (Colab, a pip install), against what course_utils declares, and where it is imported from."""
     env = env or course_env()
+    if env.where in PACKAGE_PLACES:
+        return _package_place_diagnoses(env)
     lock = lock_name(sys.version_info)
     lock_path = env.repo / lock
     try:
@@ -896,11 +1519,7 @@ def package_diagnoses(context=None, env: CourseEnv | None = None) -> list:
         installed = {}
     only = None if env.venv is not None else _direct_names(env.repo)
     results = [diagnose_packages(pins, installed, lock, env, only=only)]
-    try:
-        import course_utils
-        module_file, error = course_utils.__file__, None
-    except Exception as exc:  # noqa: BLE001 - the failure is the finding
-        module_file, error = None, f"{type(exc).__name__}: {exc}"
+    module_file, error = _import_course_utils()
     try:
         install = _course_utils_install(env)
     except ImportError:
@@ -908,6 +1527,39 @@ def package_diagnoses(context=None, env: CourseEnv | None = None) -> list:
     results.append(diagnose_course_utils(module_file, error, install, env))
     results.append(diagnose_stamp(env, lock_path))
     return results
+
+
+def _import_course_utils():
+    """(``course_utils.__file__``, None), or (None, the import's error)."""
+    try:
+        import course_utils
+        return course_utils.__file__, None
+    except Exception as exc:  # noqa: BLE001 - the failure is the finding
+        return None, f"{type(exc).__name__}: {exc}"
+
+
+def _package_place_diagnoses(env: CourseEnv) -> list:
+    """package_diagnoses in Colab or a pip install: what course_utils declares, and where it imports from."""
+    found = _installed_course_utils()
+    try:
+        installed = installed_versions()
+    except ImportError:  # Python < 3.8
+        installed = {}
+    loaded = {}
+    for line in (found["requires"] if found else []):
+        try:
+            name = parse_requirement(line).name
+        except ValueError:
+            continue  # diagnose_requirements reports it
+        with warnings.catch_warnings():  # some packages deprecate their __version__
+            warnings.simplefilter("ignore")
+            version = getattr(sys.modules.get(name.replace("-", "_")), "__version__", None)
+        if isinstance(version, str):
+            loaded[name] = version
+    owner = f"course_utils {found['version']}" if found else "course_utils"
+    module_file, error = _import_course_utils()
+    return [diagnose_requirements(found and found["requires"], installed, loaded, owner, env),
+            diagnose_installed_course_utils(module_file, error, found, env)]
 
 
 def matplotlib_diagnoses(context=None, env: CourseEnv | None = None) -> list:
@@ -955,9 +1607,12 @@ def server_diagnoses(context=None, env: CourseEnv | None = None) -> list:
     Terminal: the course's ``.venv/bin/jupyter``, and the ``jupyter`` on PATH when it is another
     one. Notebook: the server that started this kernel when it can be told from the parent
     process (else the course's ``.venv/bin/jupyter``); the kernel itself is checked by
-    :func:`python_diagnoses`."""
+    :func:`python_diagnoses`. Where the course is an installed package (Colab, a pip install), there is no server of
+    the course's to probe: only that ipywidgets imports (:func:`diagnose_widgets_import`)."""
     env = env or course_env()
     context = _context(context)
+    if env.where in PACKAGE_PLACES:
+        return [_widgets_import_diagnosis(env)]
     ipywidgets, widgets_pin = _widgets_versions(env)
     try:
         from importlib import metadata
@@ -1001,6 +1656,23 @@ def server_diagnoses(context=None, env: CourseEnv | None = None) -> list:
     return results
 
 
+def _widgets_import_diagnosis(env: CourseEnv) -> Finding:
+    found = _installed_course_utils()
+    requirement = None
+    for line in (found["requires"] if found else []):
+        try:
+            parsed = parse_requirement(line)
+        except ValueError:
+            continue
+        if parsed.name == "ipywidgets" and not parsed.marker:
+            requirement = parsed
+    try:
+        import ipywidgets
+        return diagnose_widgets_import(getattr(ipywidgets, "__version__", "?"), None, env, requirement)
+    except Exception as exc:  # noqa: BLE001 - the failure is the finding
+        return diagnose_widgets_import(None, f"{type(exc).__name__}: {exc}", env, requirement)
+
+
 def diagnose_all(context=None, env: CourseEnv | None = None) -> list:
     """Every diagnosis, in the order they are printed. `context`: "shell", "kernel" or None (guess)."""
     try:
@@ -1008,7 +1680,7 @@ def diagnose_all(context=None, env: CourseEnv | None = None) -> list:
     except FileNotFoundError as error:
         return [_problem("course folder", str(error), "`cd` into the course's folder (the clone of the repository)")]
     first = python_diagnoses(context, env)
-    if all(result.ok for result in first):
+    if all(result.ok for result in first) or env.where in PACKAGE_PLACES:  # there, the running Python is the course's
         here = package_diagnoses(context, env) + matplotlib_diagnoses(context, env)
     else:  # the running Python is the wrong one: its packages say nothing about the course's
         here = [diagnose_stamp(env, env.repo / lock_name(_python_version(env)))]
@@ -1031,7 +1703,7 @@ _WORD = re.compile(r"(?:[^\s`]*`[^`]*`)+[^\s`]*|\S+")
 def output_width() -> int | None:
     """Characters per line: ``NOTEBOOK_WIDTH`` in a notebook's kernel, the terminal's width in a terminal
     (or ``$COLUMNS``); None (no wrapping) when the output goes to a file or another program."""
-    if "ipykernel" in sys.modules:
+    if in_kernel():
         return NOTEBOOK_WIDTH
     columns = os.environ.get("COLUMNS", "")
     if columns.isdigit():
@@ -1082,6 +1754,8 @@ def summary(results, env: CourseEnv | None = None, next_step=None, width: int | 
     try:
         env = env or course_env()
         where, again = f" (in a terminal, in the course folder: cd {env.repo})", DOCTOR_AGAIN[env.where]
+        if env.where in PACKAGE_PLACES:  # each fix says where it is carried out
+            where = ""
     except FileNotFoundError:
         where, again = "", DOCTOR_AGAIN[place()]
     if not problems:
@@ -1105,7 +1779,10 @@ def main(argv=None) -> int:
     started = time.perf_counter()
     try:
         env = course_env()
-        print(f"Checking the course setup in {env.repo} ...")
+        if env.where in PACKAGE_PLACES:
+            print(f"Checking the course's package for {PACKAGE_PYTHON[env.where]}, {env.python} ...")
+        else:
+            print(f"Checking the course setup in {env.repo} ...")
     except FileNotFoundError:
         env = None
     results = diagnose_all("shell", env)
