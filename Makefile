@@ -10,26 +10,24 @@
 # Two environments in one .venv: the learner's (requirements.lock: make env, lab, notebook7, doctor, notebooks,
 # reset, update) and the maintainers' additions on top (requirements-dev.lock: make env-dev, test, test-mine,
 # solutions, bench, html). tools/install_env.py installs them with uv when it can, else with pip.
+# Without make (Windows, or no make installed): `python3 course.py lab` (`py course.py lab` on Windows), and so on for
+# lab, notebook7, doctor, update, reset, notebooks, test-mine, env, env-dev and test. course.py is the one home of
+# the environment's steps and of starting Jupyter: the rules below decide when (their stamps), and call it.
 
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
-# Python 3.10 gets its own lock (numpy 2.4 and IPython 9 need 3.11+).
-LOCK   := $(shell $(PYTHON) -c 'import sys; print("requirements-py310.lock" if sys.version_info[:2] == (3, 10) else "requirements.lock")' 2>/dev/null)
+# Python 3.10 gets its own lock (numpy 2.4 and IPython 9 need 3.11+). A Python older than 3.10 names none: the
+# environment's rule then stops with course.py's message.
+LOCK   := $(or $(shell $(PYTHON) course.py lock-name 2>/dev/null),requirements.lock)
 STAMP  := $(VENV)/.installed-$(LOCK)
 DEV_LOCK  := $(subst requirements,requirements-dev,$(LOCK))
 DEV_STAMP := $(VENV)/.installed-$(DEV_LOCK)
-FIRST_NOTEBOOK := notebooks/00-before-you-start.ipynb
 # configurable-http-proxy for the JupyterHub test, from npm (the rule is under `test`).
 HUB_PROXY := tests/hub/node_modules/.bin/configurable-http-proxy
-# No browser pop-up on a machine without a display (a server, a container, CI).
-ifeq ($(DISPLAY)$(WAYLAND_DISPLAY)$(filter Darwin,$(shell uname -s)),)
-LAB_BROWSER := --no-browser
-endif
-# JupyterLab refuses to run as root (containers, WSL) unless told to.
-ifeq ($(shell id -u),0)
-LAB_BROWSER += --allow-root
-endif
+# course.py adds --no-browser on a machine without a display (a server, a container, CI) and --allow-root as root
+# (JupyterLab refuses root otherwise), unless LAB_BROWSER or LAB_ARGS already hold them.
+LAB_BROWSER ?=
 LAB_ARGS ?=
 # The course's settings overrides for JupyterLab and Notebook 7 (both read them from the environment:
 # {sys.prefix}/share/jupyter/lab/settings/overrides.d/): no "official Jupyter news?" pop-up over the dashboards.
@@ -41,14 +39,14 @@ quote = '$(subst ','\'',$(1))'
 
 .PHONY: lab notebook7 test test-mine env env-dev notebooks solutions lock clean-env
 
+# course.py starts `$(VENV)/bin/jupyter lab` with the course's folder as root and notebook 00, after restarting
+# an unfinished background compilation (.venv/.bytecode-pending); it shows the command first, as make would.
 lab: $(STAMP) $(OVERRIDES)
-	@$(COMPILE_PENDING)
-	$(VENV)/bin/jupyter lab $(LAB_BROWSER) --ServerApp.root_dir="$(CURDIR)" $(LAB_ARGS) $(FIRST_NOTEBOOK)
+	@$(PYTHON) course.py lab --venv $(VENV) -- $(LAB_BROWSER) $(LAB_ARGS)
 
 # The same course in Notebook 7 (`jupyter notebook`): same root, same first notebook, same LAB_ARGS.
 notebook7: $(STAMP) $(OVERRIDES)
-	@$(COMPILE_PENDING)
-	$(VENV)/bin/jupyter notebook $(LAB_BROWSER) --ServerApp.root_dir="$(CURDIR)" $(LAB_ARGS) $(FIRST_NOTEBOOK)
+	@$(PYTHON) course.py notebook7 --venv $(VENV) -- $(LAB_BROWSER) $(LAB_ARGS)
 
 # Lint first (ruff: pyflakes, pycodestyle, import order, likely bugs; config in pyproject.toml), then every test,
 # doctest and notebook.
@@ -87,23 +85,18 @@ doctor: $(STAMP)
 # had (pinned in tools/install_env.py), else by pip; INSTALLER=pip forces pip. Stamps: the doctor reads them.
 # The learner's lock is installed without compiling its bytecode; a worker compiles it afterwards in the background
 # at low priority while JupyterLab starts (--compile later; the maintainers' additions compile at once). Until
-# it is done .venv/.bytecode-pending exists, and make lab starts it again if it was stopped (COMPILE_PENDING).
+# it is done .venv/.bytecode-pending exists, and make lab starts it again if it was stopped (course.py lab does).
 # COMPILE=now compiles while installing, as before (benchmarks/setup.py's uv-now way).
+# course.py install-learner: Python 3.10 or newer checked, tools/install_env.py, every older stamp removed, this
+# stamp touched, "Environment ready in ..."; `course.py env` runs the same step when this rule would.
 INSTALLER ?= $(or $(COURSE_INSTALLER),auto)
 COMPILE ?= later
-COMPILE_PENDING = test ! -f $(VENV)/.bytecode-pending || $(PYTHON) tools/install_env.py --venv $(VENV) --compile-in-background
 $(STAMP): $(LOCK) pyproject.toml
-	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "The course needs Python 3.10 or newer; found " + sys.version.split()[0] + ". Install a newer Python, or run: make PYTHON=python3.11 ...")'
-	@$(PYTHON) tools/install_env.py --venv $(VENV) --installer $(INSTALLER) --compile $(COMPILE) --editable . $(LOCK)
-	@rm -f $(VENV)/.installed-*
-	@touch $@
-	@echo "Environment ready in $(VENV) (from $(LOCK))."
+	@$(PYTHON) course.py install-learner --venv $(VENV) --installer $(INSTALLER) --compile $(COMPILE)
 
 # The maintainers' additions, on top (--no-deps): remade when the learner's environment was.
 $(DEV_STAMP): $(STAMP) $(DEV_LOCK)
-	@$(PYTHON) tools/install_env.py --venv $(VENV) --installer $(INSTALLER) $(DEV_LOCK)
-	@touch $@
-	@echo "Maintainers' additions ready in $(VENV) (from $(DEV_LOCK))."
+	@$(PYTHON) course.py install-dev --venv $(VENV) --installer $(INSTALLER)
 
 # Part of the environment step; remade after every reinstall and when the script changes.
 $(OVERRIDES): $(STAMP) tools/jupyter_settings.py

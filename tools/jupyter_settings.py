@@ -1,8 +1,8 @@
 """Write the course's settings overrides for JupyterLab and Notebook 7 into an environment.
 
-`make env` (and every make target that starts Jupyter) runs it with the course's own Python, so it
-writes into the course's environment, never into the learner's settings folder (~/.jupyter/lab/user-settings)
-nor into the repository:
+`make env` and `python3 course.py env` (and every command of either that starts Jupyter) run it with the course's
+own Python, so it writes into the course's environment, never into the learner's settings folder
+(~/.jupyter/lab/user-settings) nor into the repository; on Windows too (a venv's sys.prefix is the venv there as well):
 
     {prefix}/share/jupyter/lab/settings/overrides.d/self-attention-hands-on.json
 
