@@ -155,7 +155,7 @@ class UpdateReport:
             if os.environ.get("MAKELEVEL"):
                 out.append(f"The course changed its packages ({which}): make update now rebuilds the environment "
                            "(make env).")
-            elif doctor.place() != "clone":  # the hub's (or Binder's) environment: not the learner's to rebuild
+            elif doctor.place() in ("hub", "binder"):  # the hub's (or Binder's) environment: not the learner's to rebuild
                 out.append(f"The course changed its packages ({which}): the hub's environment holds them, and only "
                            "its admin can change it: tell your instructor (the notebooks say if anything is missing).")
             else:
