@@ -55,6 +55,7 @@ FIGURE_AUDIT = ROOT / "tests" / "figure_audit.py"  # records the figures of a ke
 FIGURE_TEST = ROOT / "tests" / "test_figure_colours_and_text.py"
 BROWSER_TEST = ROOT / "tests" / "test_browser.py"
 HUB_TEST = ROOT / "tests" / "test_hub.py"
+COLAB_TEST = ROOT / "tests" / "test_colab.py"
 OFFLINE_TEST = ROOT / "tests" / "test_offline.py"
 # numpy's print options before any test ran (numpy's defaults): docstring examples print with these.
 NUMPY_PRINT_OPTIONS = np.get_printoptions()
@@ -87,7 +88,9 @@ def pytest_collection_modifyitems(session, config, items):
     """tests/test_offline.py and tests/test_figure_colours_and_text.py after the notebooks when they run together:
     they read what the notebooks' runs recorded (each module kept in one piece: their fixtures are module-scoped).
     tests/test_browser.py then: its notebooks are driven in the background from the session's start
-    (:func:`pytest_collection_finish`), and each of its tests waits for its notebook's result. tests/test_hub.py last
+    (:func:`pytest_collection_finish`), and each of its tests waits for its notebook's result; tests/test_colab.py
+    just before them (the Colab-like run's two kernels at a time come after every other test's, while the browser's
+    notebooks may still be driven; its test checks that only the hub test follows its own). tests/test_hub.py last
     of all, once the browser's notebooks are done: its learners' Chromium pages and kernels would compete with them
     for the same cores."""
     if any(isinstance(item, IPyNbCell) and isinstance(item.parent, CourseNotebook) for item in items):
@@ -95,7 +98,7 @@ def pytest_collection_modifyitems(session, config, items):
         moved = [item for reader in readers for item in items if item.path == reader]
         if moved:
             items[:] = [item for item in items if item.path not in readers] + moved
-    for last in (BROWSER_TEST, HUB_TEST):
+    for last in (COLAB_TEST, BROWSER_TEST, HUB_TEST):
         moved = [item for item in items if item.path == last]
         if moved:
             items[:] = [item for item in items if item.path != last] + moved
@@ -130,6 +133,7 @@ def part_of(path: str) -> str:
     if path.endswith(".ipynb"):
         return "notebooks (nbval)"
     return {"tests/test_browser.py": "browser", "tests/test_hub.py": "JupyterHub", "tests/test_offline.py": "offline",
+            "tests/test_colab.py": "Colab-like",
             "tests/test_figure_colours_and_text.py": "figures' colours and text"}.get(path, "the rest")
 
 
