@@ -194,8 +194,8 @@ def _uv() -> Path | None:
     return uv if uv.exists() else None
 
 
-def _stamp(python: PythonChoice) -> str:
-    digest = hashlib.sha256(LOCK.read_bytes()).hexdigest()
+def _stamp(python: PythonChoice, lock: Path) -> str:
+    digest = hashlib.sha256(lock.read_bytes()).hexdigest()
     return f"lock sha256 {digest}\npython {python.path} {'.'.join(map(str, python.version))}\n"
 
 
@@ -215,8 +215,8 @@ def _build_lock():
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def colab_python(python: PythonChoice | None = None, venv: Path = VENV) -> Path:
-    """The interpreter of the Colab-like venv, built from :data:`LOCK` if it is missing or out of date.
+def colab_python(python: PythonChoice | None = None, venv: Path = VENV, lock: Path = LOCK) -> Path:
+    """The interpreter of the Colab-like venv, built from ``lock`` (:data:`LOCK`) if it is missing or out of date.
 
     Built with ``python`` (default: :func:`find_python`) as ``python -m venv --without-pip``, then every pin of the
     lock with ``--no-deps`` and compiled bytecode: by uv when the course's ``.venv`` holds it (``make env-dev``), else
@@ -237,7 +237,7 @@ def colab_python(python: PythonChoice | None = None, venv: Path = VENV) -> Path:
     python = python or find_python()
     if python.path is None:
         raise RuntimeError(f"cannot build the Colab-like venv: {python.note}")
-    wanted = _stamp(python)
+    wanted = _stamp(python, lock)
     stamp = venv / STAMP
     with _build_lock():
         if stamp.exists() and stamp.read_text() == wanted and venv_python(venv).exists():
@@ -247,15 +247,15 @@ def colab_python(python: PythonChoice | None = None, venv: Path = VENV) -> Path:
             shutil.rmtree(venv)
         start = time.monotonic()
         uv = _uv()
-        say(f"colab: building {venv} from {LOCK.relative_to(ROOT)} with {python.note}, "
+        say(f"colab: building {venv} from {lock} with {python.note}, "
             f"{'uv ' + install_env.UV_VERSION if uv else 'pip'}")
         try:
             if uv is not None:
                 subprocess.run([str(python.path), "-m", "venv", "--without-pip", str(venv)], check=True)
-                install_env.install_uv(uv, venv, [LOCK], None, start)
+                install_env.install_uv(uv, venv, [lock], None, start)
             else:
                 subprocess.run([str(python.path), "-m", "venv", str(venv)], check=True)
-                install_env.install_pip(venv, [LOCK], None, start)
+                install_env.install_pip(venv, [lock], None, start)
         except (install_env.InstallError, subprocess.CalledProcessError) as err:
             raise RuntimeError(f"could not build the Colab-like venv {venv}: {err}") from err
         stamp.write_text(wanted)

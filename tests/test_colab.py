@@ -422,3 +422,20 @@ def test_python_313_else_the_nearest_with_a_note(monkeypatch, versions, chosen, 
     choice = colab_helpers.find_python()
     assert (str(choice.path), choice.is_colabs) == (chosen, colabs)
     assert ("the nearest" in choice.note) is not colabs and ".".join(map(str, versions[chosen])) in choice.note
+
+
+def test_the_venv_is_built_once_and_again_when_its_lock_changes(tmp_path):
+    """colab_python's cache: a second call keeps the venv, a changed lock builds it anew (a tiny lock, this Python)."""
+    choice = colab_helpers.PythonChoice(Path(sys.executable), tuple(sys.version_info[:3]), "this Python")
+    lock, venv = tmp_path / "tiny.lock", tmp_path / "venv"
+    lock.write_text("six==1.17.0\n")
+    try:
+        python = colab_helpers.colab_python(choice, venv=venv, lock=lock)
+    except RuntimeError as err:
+        skip_or_fail(f"a venv could not be built here: {err}", WHAT, REQUIRE)
+    assert colab_helpers.installed(python).get("six") == "1.17.0"
+    (venv / "kept").touch()
+    assert colab_helpers.colab_python(choice, venv=venv, lock=lock) == python and (venv / "kept").exists()
+    lock.write_text("six==1.16.0\n")
+    assert colab_helpers.colab_python(choice, venv=venv, lock=lock) == python and not (venv / "kept").exists()
+    assert colab_helpers.installed(python).get("six") == "1.16.0"
