@@ -72,7 +72,8 @@ print("PROBE" + json.dumps({
 def clean_environment() -> dict:
     """This process's environment without what would reach into the course's checkout or venv."""
     dropped = ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "JUPYTER_PATH", "JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR",
-               "IPYTHONDIR", "MPLBACKEND", "PIP_REQUIRE_VIRTUALENV")
+               "IPYTHONDIR", "MPLBACKEND", "PIP_REQUIRE_VIRTUALENV",
+               "COURSE_PACKAGE")  # the notebooks' setup cell would install that if course_utils were missing
     return {k: v for k, v in os.environ.items() if k not in dropped and not k.startswith(("PYTEST_", "COVERAGE_"))}
 
 
@@ -163,6 +164,9 @@ def installed(tmp_path_factory):
     env = clean_environment()
     timings = {}
 
+    url = index_url(Path(sys.executable))  # pip's configuration: the same for this pip and the venv's
+    skip_or_fail(unreachable_reason(url), "pip-install test", VARIABLE)
+
     start = time.monotonic()
     copied = copy_tracked_files(scratch / "course")
     timings["copy"] = time.monotonic() - start
@@ -173,9 +177,6 @@ def installed(tmp_path_factory):
     assert done.returncode == 0, f"python -m venv failed:\n{done.stderr[-2000:]}"
     python = venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
     timings["venv"] = time.monotonic() - start
-
-    url = index_url(python)
-    skip_or_fail(unreachable_reason(url), "pip-install test", VARIABLE)
 
     start = time.monotonic()
     done = run([python, "-m", "pip", "install", scratch / "course"], log, 1200, env)
@@ -236,6 +237,7 @@ def test_notebook_01_runs_on_the_installed_package_alone(installed):
     assert len(probe["modules"]) > 5, f"the notebook imported too few course_utils modules: {probe['modules']}"
     direct = json.loads(probe["direct_url"] or "{}")
     assert not direct.get("dir_info", {}).get("editable"), f"course_utils is an editable install: {direct}"
+    assert direct.get("url") == (scratch / "course").as_uri(), f"course_utils was not installed from the copy: {direct}"
 
     # no error outside a raises-exception cell (nbclient stops at any other), and every key number as stored
     patterns = get_sanitize_patterns(SANITIZE.read_text(encoding="utf-8"))
