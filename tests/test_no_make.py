@@ -355,3 +355,23 @@ def test_test_mine_adds_the_maintainers_tools_and_runs_a_notebook(built):
     assert done.returncode == 0, out_of(done)
     assert f"Maintainers' additions ready in .venv (from {course.dev_lock_name(course.lock_name())})." in done.stdout
     assert " passed" in done.stdout and "deselected" in done.stdout, out_of(done)
+
+
+def test_the_workflows_learner_path_job_runs_here_without_make(built):
+    """The GitHub job for Windows and macOS (which cannot run here): its steps use course.py, never make, and its
+    JupyterLab step (a Python script) passes on this Linux copy without make."""
+    import yaml
+
+    job = yaml.safe_load((ROOT / ".github" / "workflows" / "ci.yml").read_text())["jobs"]["learner-path"]
+    assert set(job["strategy"]["matrix"]["os"]) == {"windows-latest", "macos-latest"}
+    steps = [step for step in job["steps"] if "run" in step]
+    commands = [step["run"].strip() for step in steps if step.get("shell") != "python"]
+    assert commands == ["python course.py env", "python course.py doctor", "python course.py test-mine"], commands
+    (script,) = [step["run"] for step in steps if step.get("shell") == "python"]
+    assert "make" not in script
+    path = built["top"] / "lab_step.py"
+    path.write_text(script)
+    done = subprocess.run([BASE_PYTHON, str(path)], cwd=built["course"], env=built["env"], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0 and "JupyterLab answered on port" in done.stdout, out_of(done)
+    assert "lab stopped, exit code 0" in done.stdout, out_of(done)
