@@ -592,7 +592,7 @@ def test_the_mask_explorers_numbers_fit_their_cells_at_8_points():
 
 # --------------------------------------------------------------------------- notebook 05's contribution plot
 #: The cells notebook 05's contribution plot needs, in order, and the plot's own cell.
-NB05_CONTRIB_CELLS = ("nb05-setup", "nb05-contrib", "nb05-contrib-vector", "nb05-contrib-plot")
+NB05_CONTRIB_CELLS = ("nb05-setup", "nb05-imports", "nb05-contrib", "nb05-contrib-vector", "nb05-contrib-plot")
 
 
 def nb05_contribution_figure(monkeypatch):

@@ -235,6 +235,7 @@ def test_notebook_01_hull_figure_keeps_its_dots_grey_and_its_title_on_the_plot(c
     cells = {cell.get("id"): cell.source for cell in nbformat.read(path, as_version=4).cells}
     namespace = {}
     exec(cells["nb01-setup"], namespace)
+    exec(cells["nb01-imports"], namespace)
     exec(cells["nb01-hull"].replace("plt.show()", ""), namespace)
     fig, ax = namespace["fig"], namespace["ax"]
     (cloud,) = [c for c in ax.collections if len(c.get_offsets()) == 10_000]
