@@ -42,6 +42,7 @@ import argparse
 import contextlib
 import hashlib
 import importlib.util
+import json
 import os
 import re
 import shutil
@@ -271,6 +272,20 @@ def installed(python: Path) -> dict[str, str]:
                            "for d in m.distributions(): print(d.metadata['Name'], d.version, sep='==')"],
                           capture_output=True, text=True, timeout=120, check=True, cwd=tempfile.gettempdir())
     return pins(done.stdout.splitlines())
+
+
+def installed_from(python: Path, distribution: str = "course_utils") -> dict | None:
+    """What pip recorded of where ``distribution`` in ``python``'s environment came from (its ``direct_url.json``,
+    PEP 610: ``{"url": ..., "vcs_info": {"vcs": "git", "commit_id": ...}}`` for a git source), or None when it is not
+    installed or has no such record."""
+    done = subprocess.run([str(python), "-c",
+                           "import importlib.metadata as m\n"
+                           "try:\n"
+                           f"    print(m.distribution({distribution!r}).read_text('direct_url.json') or 'null')\n"
+                           "except m.PackageNotFoundError:\n"
+                           "    print('null')"],
+                          capture_output=True, text=True, timeout=120, check=True, cwd=tempfile.gettempdir())
+    return json.loads(done.stdout)
 
 
 # ------------------------------------------------------------------------------------------------ the course

@@ -12,8 +12,9 @@ found, said in the output). For each of the 18 notebooks (solutions/ and noteboo
 - checked: no cell raised (but cells tagged ``raises-exception``, as nbval allows them); every key-number cell
   (tagged ``nbval-check-output``) shows what the solved notebook stores, compared as the nbval run compares it
   (tests/nbval_sanitize.cfg; a learner notebook is compared with its solved one, as conftest.py does); the first
-  cell printed one line, and the course is installed after it, moving none of the lock's pins; the notebook wrote
-  nothing into the venv's site-packages but course_utils's own install (answer files belong in the working folder).
+  cell printed one line, naming what it installed, and the course is installed after it, moving none of the lock's
+  pins; the notebook wrote nothing into the venv's site-packages but course_utils's own install (answer files belong
+  in the working folder).
 
 One line per notebook (its time, the first cell's share of it) is printed at the end of the module and written to
 test-artifacts/colab/timings.txt; a failing notebook's executed copy is saved there too.
@@ -102,8 +103,8 @@ class Runs:
         try:
             folder = Path(tempfile.mkdtemp(dir=self.scratch)) / "content"
             run = run_notebook(path, python, self.source, folder, self.scratch / "kernels")
-            now = colab_helpers.installed(python)
-            problems = problems_of(run, stored, self.patterns, now, self.pins, self.source)
+            run["now"], run["origin"] = colab_helpers.installed(python), colab_helpers.installed_from(python)
+            problems = problems_of(run, stored, self.patterns, self.pins, self.source)
         finally:
             self.free.put(python)
         result = {"id": _id(path), "ok": not problems, "problems": problems, "nb": run["nb"],
@@ -275,19 +276,21 @@ def run_notebook(path: Path, python: Path, source: str, folder: Path, kernels: P
             "after": site_packages_state(python)}
 
 
-def problems_of(run: dict, stored: dict, patterns, now: dict, pins: dict, source: str) -> list[str]:
+def problems_of(run: dict, stored: dict, patterns, pins: dict, source: str) -> list[str]:
     """Every way a notebook's ``run`` (:func:`run_notebook`) differs from a good one, as sentences (empty: it passed).
 
     Parameters
     ----------
     run : dict
-        ``nb`` (the executed notebook), ``before`` and ``after`` (:func:`site_packages_state` around the run).
+        ``nb`` (the executed notebook), ``before`` and ``after`` (:func:`site_packages_state` around the run),
+        ``now`` ({name: version} installed after it, :func:`colab_helpers.installed`) and ``origin`` (where the
+        installed course_utils came from, :func:`colab_helpers.installed_from`).
     stored : dict
         {cell id: stored outputs} of its key-number cells (:func:`stored_key_outputs`).
     patterns : list of (str, str)
         The sanitize rules (tests/nbval_sanitize.cfg).
-    now, pins : dict
-        {name: version} installed after the run (:func:`colab_helpers.installed`), and the lock's.
+    pins : dict
+        {name: version} of the lock.
     source : str
         The pip source the first cell was to install.
     """
@@ -309,10 +312,14 @@ def problems_of(run: dict, stored: dict, patterns, now: dict, pins: dict, source
         problems.append(f"key-number cells not in the notebook run: {sorted(missing_keys)}")
     lines = [line for o in (code[0].outputs if code else []) if o.get("output_type") == "stream"
              for line in o.get("text", "").splitlines() if line.strip()]
-    if len(lines) != 1:
-        problems.append(f"the first cell printed {len(lines)} lines, not one saying what it installed: {lines}")
+    if len(lines) != 1 or source not in lines[0]:
+        problems.append(f"the first cell printed {len(lines)} lines, not one saying what it installed ({source}): "
+                        f"{lines}")
+    now, origin = run["now"], run["origin"] or {}
     if colab_helpers.normalise(colab_helpers.DISTRIBUTION) not in now:
         problems.append(f"course_utils is not installed after the run (the first cell should install {source})")
+    elif f"git+{origin.get('url')}@{origin.get('vcs_info', {}).get('commit_id')}" != source:
+        problems.append(f"the installed course_utils did not come from {source} (COURSE_PACKAGE) but from {origin}")
     moved = {name: (version, now.get(name)) for name, version in pins.items() if now.get(name) != version}
     if moved:
         problems.append(f"the course's install moved pins of Colab's set (name: (lock, now)): {moved}")
@@ -363,27 +370,38 @@ def _good_run():
                                                    "text/plain": "<Figure size 640x480 with 1 Axes>"}})]}
     state = {"numpy/__init__.py": (10, 1)}
     run = {"nb": nb, "before": dict(state),
-           "after": {**state, "course_utils/__init__.py": (5, 2), "course_utils-1.0.0.dist-info/RECORD": (5, 2)}}
-    return run, stored, {"numpy": "2.1.3", "course-utils": "1.0.0"}, {"numpy": "2.1.3"}
+           "after": {**state, "course_utils/__init__.py": (5, 2), "course_utils-1.0.0.dist-info/RECORD": (5, 2)},
+           "now": {"numpy": "2.1.3", "course-utils": "1.0.0"},
+           "origin": {"url": "file:///x", "vcs_info": {"vcs": "git", "commit_id": "abc"}}}
+    return run, stored, {"numpy": "2.1.3"}
 
 
 PATTERNS = get_sanitize_patterns(SANITIZE.read_text())
 
 
 def test_a_good_run_has_no_problems():
-    run, stored, now, pins = _good_run()
-    assert problems_of(run, stored, PATTERNS, now, pins, "git+file:///x@abc") == []
+    run, stored, pins = _good_run()
+    assert problems_of(run, stored, PATTERNS, pins, "git+file:///x@abc") == []
+
+
+def test_a_course_installed_from_elsewhere_is_named():
+    run, stored, pins = _good_run()
+    run["origin"]["vcs_info"]["commit_id"] = "def"                               # the notebook's own pin, say
+    assert problems_of(run, stored, PATTERNS, pins, "git+file:///x@abc") == [
+        "the installed course_utils did not come from git+file:///x@abc (COURSE_PACKAGE) but from "
+        "{'url': 'file:///x', 'vcs_info': {'vcs': 'git', 'commit_id': 'def'}}"]
 
 
 def test_each_kind_of_problem_is_named():
-    run, stored, now, pins = _good_run()
+    run, stored, pins = _good_run()
     key = run["nb"].cells[2]
     key.outputs[0].text = "<object at 0x7f00aa> [0.5 0.4]\n"                     # a key number changed
     run["nb"].cells[1].metadata["tags"] = []                                   # an error no tag allows
     run["nb"].cells[0].outputs.append(nbformat.from_dict(_stream("WARNING: pip says more\n")))
     run["after"]["inventory/answers-00.json"] = (3, 3)                         # an answer file in site-packages
     run["after"]["numpy/__init__.py"] = (11, 4)
-    problems = problems_of(run, stored, PATTERNS, {"numpy": "2.4.0"}, pins, "git+file:///x@abc")
+    run["now"] = {"numpy": "2.4.0"}                                            # no course_utils, a pin moved
+    problems = problems_of(run, stored, PATTERNS, pins, "git+file:///x@abc")
     text = "\n".join(problems)
     assert "code cell 2 (id exercise) raised NotImplementedError" in text
     assert "key-number cell 3 (id key) differs" in text and "[0.5 0.4]" in text
