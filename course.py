@@ -12,6 +12,7 @@ Run it from a terminal, in the course's folder or elsewhere (``py`` on Windows, 
     py course.py env            # = make env: the learner's environment (.venv, from the lock)
     py course.py env-dev        # = make env-dev: plus the maintainers' additions
     py course.py test           # = make test, less the JupyterHub test's proxy (npm): that test skips without it
+    py course.py clean-env      # = make clean-env: remove .venv (and nothing else), to build it again
 
 Each creates or updates the environment in ``.venv`` first, when it is missing or older than its lock, exactly as the
 Makefile's target of the same name does: the Makefile calls this file for that (``install-learner``,
@@ -391,6 +392,15 @@ def cmd_test(opts, extra):
     return code or _module(opts.venv, "pytest", extra)
 
 
+def cmd_clean_env(opts, extra):
+    """course_utils/tools/clean_env.py (standard library only: the environment may be broken) with this Python."""
+    try:
+        _call([sys.executable, Path("course_utils") / "tools" / "clean_env.py", opts.venv])
+    except CommandFailed as failed:
+        return failed.code
+    return 0
+
+
 def cmd_install_learner(opts, extra):
     install_learner(opts.venv, opts.installer, opts.compile)
     return 0
@@ -420,6 +430,7 @@ COMMANDS = {
     "env": (cmd_env, "create or update the learner's environment in .venv (make env)", False),
     "env-dev": (cmd_env_dev, "the same plus the maintainers' additions (make env-dev)", False),
     "test": (cmd_test, "ruff, then every test and notebook (make test; no JupyterHub proxy)", True),
+    "clean-env": (cmd_clean_env, "remove .venv, and nothing else (make clean-env)", False),
     "install-learner": (cmd_install_learner, None, False),
     "install-dev": (cmd_install_dev, None, False),
     "lock-name": (cmd_lock_name, None, False),

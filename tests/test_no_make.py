@@ -375,3 +375,12 @@ def test_the_workflows_learner_path_job_runs_here_without_make(built):
                           text=True, timeout=300)
     assert done.returncode == 0 and "JupyterLab answered on port" in done.stdout, out_of(done)
     assert "lab stopped, exit code 0" in done.stdout, out_of(done)
+
+
+def test_clean_env_removes_the_environment(built):
+    """Last (the copy has no .venv after it): the doctor's fix for a broken environment is clean-env, then env (the
+    first test built one from nothing)."""
+    venv = built["course"] / ".venv"
+    done = run(built, "clean-env")
+    assert done.returncode == 0 and not venv.exists(), out_of(done)
+    assert "Removed the environment" in done.stdout, out_of(done)
