@@ -12,7 +12,8 @@ that built this test's environment (not a venv: as a learner's Python before any
 - ``lab`` starts JupyterLab on the course's folder (its /api answers), then stops on SIGTERM;
 - ``update`` with no network answers as the update tool does; with a new commit changing the lock, it updates and
   then rebuilds the environment;
-- ``test-mine`` installs the maintainers' additions and runs a learner notebook through nbval.
+- ``test-mine`` installs the maintainers' additions and runs a learner notebook through nbval;
+- the tools' messages name what the learner typed (``python3 course.py env``), never make (COURSE_LAUNCHER).
 
 The Windows paths (``Scripts\\python.exe``) are checked with PureWindowsPath: no Windows runs here. The GitHub
 workflow's learner-path job runs env, doctor, lab and test-mine on Windows and macOS runners, which cannot run here.
@@ -21,6 +22,7 @@ import ast
 import importlib.util
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -209,6 +211,11 @@ def run(world, *args, timeout=600):
                           capture_output=True, text=True, timeout=timeout)
 
 
+def names_make(world, text) -> bool:
+    """Whether ``text`` names make (the copy's folder, ``no-make<n>``, aside)."""
+    return re.search(r"\bmake\b", text.replace(str(world["top"]), "<copy>")) is not None
+
+
 def out_of(done) -> str:
     return f"exit code {done.returncode}\n--- stdout\n{done.stdout[-6000:]}\n--- stderr\n{done.stderr[-6000:]}"
 
@@ -250,6 +257,12 @@ def test_doctor_says_all_set_or_names_each_problem(built):
     else:
         assert "PROBLEM" in done.stdout or "problem" in done.stdout.lower(), out_of(done)
     assert "ok       python:" in done.stdout and ".venv" in done.stdout, out_of(done)
+    said = " ".join(done.stdout.split())  # lines wrap at COLUMNS
+    if done.returncode == 0:
+        assert f"Start the course with `{course.LAUNCHER} lab`." in said, out_of(done)
+    else:
+        assert f"then run `{course.LAUNCHER} doctor` again" in said, out_of(done)
+    assert f"built by `{course.LAUNCHER} env` after" in said and not names_make(built, said), out_of(done)
 
 
 def test_reset_keeps_a_backup_then_restores_the_original(built):
@@ -264,6 +277,9 @@ def test_reset_keeps_a_backup_then_restores_the_original(built):
     backups = list((built["course"] / "backups" / "notebooks").glob("01-one-attention-row.*.ipynb"))
     assert [b.read_bytes() for b in backups] == [edited], out_of(done)
     assert "Your previous version is kept in backups/notebooks/01-one-attention-row." in done.stdout
+    unknown = run(built, "reset", "99")
+    assert unknown.returncode == 2 and f"Example: {course.LAUNCHER} reset 01 " in unknown.stderr, out_of(unknown)
+    assert not names_make(built, unknown.stderr), out_of(unknown)
 
 
 def test_notebooks_regenerates_a_deleted_learner_notebook(built):
@@ -326,6 +342,7 @@ def test_update_without_network_answers_as_the_update_tool(built):
     assert done.returncode == tool.returncode == 1, out_of(done)
     assert "cannot fetch the course" in done.stderr and "Nothing was changed" in done.stderr, out_of(done)
     assert done.stderr.replace("python3 course.py update", "make update") == tool.stderr, (done.stderr, tool.stderr)
+    assert f"run {course.LAUNCHER} update again" in done.stderr and not names_make(built, done.stderr), out_of(done)
     assert "Environment ready" not in done.stdout  # a refused update does not go on to the environment
 
 
@@ -345,6 +362,8 @@ def test_update_brings_a_new_lock_then_rebuilds_the_environment(built):
     assert "Updated from the course:" in done.stdout and lock in done.stdout, out_of(done)
     assert (copy / lock).read_text().endswith("# the course's next version\n")
     assert f"Environment ready in .venv (from {lock})." in done.stdout, out_of(done)  # rebuilt: the lock changed
+    assert f"{course.LAUNCHER} update now rebuilds the environment ({course.LAUNCHER} env)." in done.stdout, \
+        out_of(done)
     again = run(built, "update")
     assert again.returncode == 0 and "Already up to date" in again.stdout and "Installing" not in again.stdout, \
         out_of(again)
@@ -384,3 +403,5 @@ def test_clean_env_removes_the_environment(built):
     done = run(built, "clean-env")
     assert done.returncode == 0 and not venv.exists(), out_of(done)
     assert "Removed the environment" in done.stdout, out_of(done)
+    again = f"({course.LAUNCHER} env, {course.LAUNCHER} lab or {course.LAUNCHER} test creates it again)."
+    assert again in done.stdout and not names_make(built, done.stdout), out_of(done)

@@ -9,11 +9,16 @@ Runs with the standard library only, as a bare script, since the environment it 
 
     python3 course_utils/tools/clean_env.py .venv
 
+``python3 course.py clean-env`` runs it too (with the course's .venv, or its ``--venv``); the messages name the
+command the learner ran (doctor.py's ``course_command``, loaded by its path: standard library only as well).
+
 Exit codes: 0 removed, or nothing to remove; 1 refused (nothing removed); 2 bad usage.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import os
 import shutil
 import signal
@@ -27,6 +32,30 @@ REPO_ROOT = Path(__file__).resolve().parents[2]  # course_utils/tools/clean_env.
 
 class Refused(Exception):
     """The folder is not the course's virtual environment: nothing was removed."""
+
+
+@functools.lru_cache(maxsize=None)
+def _doctor():
+    """course_utils/tools/doctor.py, the home of how the learner runs a command (``course_command``): imported as
+    the package's module, or, run as a bare script, loaded by its path beside this file (no package, no numpy).
+    None for a copy of this file alone (its messages then name make)."""
+    if __package__:
+        from course_utils.tools import doctor
+        return doctor
+    path = Path(__file__).with_name("doctor.py")
+    if not path.is_file():
+        return None
+    spec = importlib.util.spec_from_file_location("course_doctor", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def _command(target: str) -> str:
+    """``make <target>``, or what the learner typed instead (``python3 course.py <target>``)."""
+    doctor = _doctor()
+    return doctor.course_command(target) if doctor else f"make {target}"
 
 
 def course_venv(venv, repo=None) -> Path | None:
@@ -52,7 +81,7 @@ def course_venv(venv, repo=None) -> Path | None:
     repo = Path(repo or REPO_ROOT).resolve()
     text = str(venv).strip()
     if not text:
-        raise Refused("VENV is empty: nothing to remove (make clean-env removes the course's .venv)")
+        raise Refused(f"VENV is empty: nothing to remove ({_command('clean-env')} removes the course's .venv)")
     path = Path(text).expanduser()
     path = path if path.is_absolute() else repo / path
     if path.is_symlink():
@@ -61,6 +90,10 @@ def course_venv(venv, repo=None) -> Path | None:
         return None
     real = path.resolve()
     if real == repo or repo not in real.parents:
+        doctor = _doctor()
+        if doctor and doctor.launcher():  # course.py: its --venv named this folder
+            raise Refused(f"{real} is not a folder inside this repository ({repo}): run `{_command('clean-env')}` "
+                          "without --venv, which removes the course's own .venv")
         raise Refused(f"{real} is not a folder inside this repository ({repo}): is VENV set in your shell "
                       f"(`echo $VENV`)? `unset VENV`, or run `make clean-env VENV=.venv`")
     if not (real / "pyvenv.cfg").is_file():
@@ -115,14 +148,15 @@ def main(argv=None) -> int:
     try:
         venv = course_venv(argv[0])
     except Refused as err:
-        print(f"make clean-env: not removing anything: {err}.", file=sys.stderr)
+        print(f"{_command('clean-env')}: not removing anything: {err}.", file=sys.stderr)
         return 1
     if venv is None:
         print(f"No environment at {argv[0]}: nothing to remove.")
         return 0
     stop_compiling(venv)
     shutil.rmtree(venv)
-    print(f"Removed the environment {venv} (make env, make lab or make test creates it again).")
+    print(f"Removed the environment {venv} ({_command('env')}, {_command('lab')} or {_command('test')} creates it "
+          "again).")
     return 0
 
 

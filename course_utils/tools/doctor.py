@@ -47,9 +47,10 @@ A fix is only useful if it can be carried out where the learner is. :func:`place
 learner's own machine (``make`` works there) from a JupyterHub (the environment is the hub's: its admin fixes it)
 and from Binder, by the variables those services set in every server and kernel; Google Colab by its module and
 variable; and a package pip installed with no course folder around it ("installed": a plain ``pip install``, a lone
-notebook in VS Code). Each fix is worded for it: `make` in a clone, the admin on a hub, Colab's Runtime menu, the
-kernel's own ``python -m pip`` for an installed package. On a hub or Binder a ``.venv`` inside the clone (made by
-someone running ``make`` in a hub terminal) is not what the notebooks run on, so it is ignored there.
+notebook in VS Code). Each fix is worded for it: `make` in a clone (or course.py, where the learner runs the course
+without make: :func:`course_command`), the admin on a hub, Colab's Runtime menu, the kernel's own ``python -m pip``
+for an installed package. On a hub or Binder a ``.venv`` inside the clone (made by someone running ``make`` in a
+hub terminal) is not what the notebooks run on, so it is ignored there.
 
 Every diagnosis is a small function taking its inputs (versions, kernelspec JSON, paths, lock text),
 so each failure can be provoked in tests without breaking a real environment. This module uses
@@ -97,6 +98,8 @@ __all__ = [
     "diagnose_server_widgets",
     "diagnose_stamp",
     "course_env",
+    "course_command",
+    "launcher",
     "place",
     "find_repo",
     "interpreter_from_script",
@@ -216,19 +219,111 @@ def place(environ=None, modules=None, folder=_LOOK) -> str:
     return "clone"
 
 
-#: What to do next once all is set, where the course runs.
+def launcher(environ=None) -> str | None:
+    """What the learner types before a command of the course's where course.py started this program without make:
+    its COURSE_LAUNCHER (``py course.py`` on Windows, ``python3 course.py`` elsewhere), inherited by every program
+    it starts (JupyterLab's kernels too). None under make (MAKELEVEL set: course.py sets no launcher then) or where
+    course.py started nothing.
+
+    Parameters
+    ----------
+    environ : mapping, optional
+        The environment variables (default: ``os.environ``).
+    """
+    environ = os.environ if environ is None else environ
+    if "MAKELEVEL" in environ:
+        return None
+    return environ.get("COURSE_LAUNCHER") or None
+
+
+def course_command(target: str, environ=None, **variables) -> str:
+    """How the learner runs the course's command ``target`` here (the one home of that): ``make <target>`` with
+    make's ``variables`` as ``NAME=value``; where course.py started this program without make (:func:`launcher`),
+    course.py's form of the same.
+
+    course.py's forms of make's variables: ``NB=01`` is an argument (``reset 01``); ``PYTHON=python3.11`` is the
+    Python that runs course.py (``python3.11 course.py env``, or ``py -3.11 course.py env`` with Windows's py).
+
+    Parameters
+    ----------
+    target : str
+        make's target, which is course.py's command of the same name (``lab``, ``env``, ``reset``, ...).
+    environ : mapping, optional
+        The environment variables (default: ``os.environ``).
+    **variables : str
+        make's variables: ``NB``, ``PYTHON``.
+
+    Raises
+    ------
+    ValueError
+        A variable that has no course.py form here.
+
+    Examples
+    --------
+    >>> course_command("reset", {}, NB="01")
+    'make reset NB=01'
+    >>> course_command("reset", {"COURSE_LAUNCHER": "python3 course.py"}, NB="01")
+    'python3 course.py reset 01'
+    >>> course_command("env", {"COURSE_LAUNCHER": "py course.py"}, PYTHON="python3.11")
+    'py -3.11 course.py env'
+    >>> course_command("lab", {"COURSE_LAUNCHER": "py course.py", "MAKELEVEL": "1"})
+    'make lab'
+    """
+    launched = launcher(environ)
+    if launched is None:
+        return " ".join([f"make {target}"] + [f"{name}={value}" for name, value in variables.items()])
+    python, _, script = launched.partition(" ")
+    arguments = []
+    for name, value in variables.items():
+        if name == "NB":
+            arguments.append(value)
+        elif name == "PYTHON":
+            version = re.fullmatch(r"python(\d+(?:\.\d+)*)", value)
+            python = f"py -{version.group(1)}" if python == "py" and version else value
+        else:
+            raise ValueError(f"course.py has no form of make's {name}=...: give course_command one")
+    return " ".join(word for word in [python, script, target, *arguments] if word)
+
+
+def _in_turn(*commands: str) -> str:
+    """Commands run one after the other, quoted for a message: one line joined by ``&&`` under make; with
+    course.py, each quoted on its own, joined by ", then" (Windows PowerShell 5 has no ``&&``)."""
+    if launcher() is None:
+        return "`" + " && ".join(commands) + "`"
+    return ", then ".join(f"`{command}`" for command in commands)
+
+
+def _activate(os_name=None) -> str:
+    """The command that puts the course's environment first in a terminal: ``source .venv/bin/activate``; where
+    course.py started this on Windows (``os_name`` ``"nt"``, default this machine's), ``.venv\\Scripts\\activate``
+    (cmd and PowerShell)."""
+    windows = (os.name if os_name is None else os_name) == "nt"
+    return ".venv\\Scripts\\activate" if windows and launcher() else "source .venv/bin/activate"
+
+
+#: What to do next once all is set, where the course runs (in a clone: :func:`start_step`).
 START = {
-    "clone": "Start the course with `make lab`.",
     "hub": "Open the course with its link (it opens notebook 00).",
     "binder": "Open notebooks/00-before-you-start.ipynb in JupyterLab's file browser.",
     "colab": "Open the course's next notebook with its Open in Colab link.",
     "installed": "Open the course's notebooks with this Python as their kernel.",
 }
-#: How to run these checks again, where the course runs (no `make` on a hub, on Binder, in Colab or a pip install).
+#: How to run these checks again, where the course runs (no `make` on a hub, on Binder, in Colab or a pip install;
+#: in a clone: :func:`doctor_again`).
 _NO_MAKE_AGAIN = "notebook 00 (or `python -m course_utils.tools.doctor` in a terminal, in the course folder)"
-DOCTOR_AGAIN = {"clone": "`make doctor`", "hub": _NO_MAKE_AGAIN, "binder": _NO_MAKE_AGAIN,
+DOCTOR_AGAIN = {"hub": _NO_MAKE_AGAIN, "binder": _NO_MAKE_AGAIN,
                 "colab": "notebook 00 (or `!python -m course_utils.tools.doctor` in a cell)",
                 "installed": "notebook 00 (or `python -m course_utils.tools.doctor` with the Python the course is in)"}
+
+
+def start_step(where: str) -> str:
+    """What to do next once all is set: :data:`START`, or in a clone the command that opens the course."""
+    return f"Start the course with `{course_command('lab')}`." if where == "clone" else START[where]
+
+
+def doctor_again(where: str) -> str:
+    """How to run these checks again: :data:`DOCTOR_AGAIN`, or in a clone the command that runs them."""
+    return f"`{course_command('doctor')}`" if where == "clone" else DOCTOR_AGAIN[where]
 #: In Colab: what gives a fresh runtime, where the notebook's first cell installs the course again.
 COLAB_FRESH = ("Runtime > Disconnect and delete runtime, then run this notebook again (its first cell installs the "
                "course afresh)")
@@ -293,7 +388,7 @@ class CourseEnv:
             return ASK_THE_ADMIN[self.where]
         if _is_conda(sys.prefix):
             return "conda env update -f environment.yml --prune && pip install --no-deps -e ."
-        return "make env     (builds .venv from the lock file; then use `make lab`)"
+        return f"{course_command('env')}     (builds .venv from the lock file; then use `{course_command('lab')}`)"
 
 
 def _python_version(env: CourseEnv):
@@ -745,14 +840,16 @@ def diagnose_python(version_info, prefix, executable, env: CourseEnv) -> Finding
             "python", f"Python {version} is too old: the course needs 3.10 or newer",
             ASK_THE_ADMIN.get(env.where) or NEWER_PYTHON.get(env.where) or
             "Install Python 3.11 or newer (python.org, pyenv, or your system's packages), then rebuild "
-            "the environment with it: `make clean-env && make env PYTHON=python3.11`")
+            "the environment with it: "
+            + _in_turn(course_command("clean-env"), course_command("env", PYTHON="python3.11")))
     if env.where in PACKAGE_PLACES:
         return _ok("python", f"Python {version} at {executable} ({PACKAGE_PYTHON[env.where]})")
     if env.venv is not None and not _same_dir(prefix, env.venv):
         return _problem(
             "python", f"this is {executable} (Python {version}), not the course's Python ({env.python_shown})",
-            "Use the course's Python: `make doctor` (or `.venv/bin/python -m course_utils.tools.doctor`); "
-            "in a terminal, run `source .venv/bin/activate` first so that `python` and `jupyter` are the course's")
+            f"Use the course's Python: `{course_command('doctor')}` "
+            f"(or `{env.python_shown if launcher() else '.venv/bin/python'} -m course_utils.tools.doctor`); "
+            f"in a terminal, run `{_activate()}` first so that `python` and `jupyter` are the course's")
     where = "the course's environment" if env.venv is not None else "no .venv here: checking this environment"
     return _ok("python", f"Python {version} at {env.show(executable)} ({where})")
 
@@ -762,7 +859,8 @@ def diagnose_kernel_python(executable, prefix, env: CourseEnv) -> Finding:
     if env.venv is not None and not _same_dir(prefix, env.venv):
         return _problem(
             "kernel", f"this notebook's kernel runs {executable}, not the course's Python ({env.python_shown})",
-            "Save, close JupyterLab (File > Shut Down), then start it with `make lab` in the course folder; "
+            f"Save, close JupyterLab (File > Shut Down), then start it with `{course_command('lab')}` in the course "
+            "folder; "
             "or pick the course's kernel: Kernel > Change Kernel...")
     return _ok("kernel", f"this notebook runs on {env.show(executable)}, the course's Python")
 
@@ -848,15 +946,16 @@ def diagnose_stamp(env: CourseEnv, lock_path) -> Finding:
         where = {"hub": "the hub's environment", "binder": "Binder's environment"}.get(env.where, "conda or Binder")
         return _ok(name, f"no .venv ({where}): nothing to compare")
     stamp = env.venv / f".installed-{lock_path.name}"
+    make_env = course_command("env")
     if not stamp.exists():
-        return _problem(name, f"{env.show(env.venv)} was never completed by `make env` for {lock_path.name} "
-                        f"(no {env.show(stamp)})", "`make env`")
+        return _problem(name, f"{env.show(env.venv)} was never completed by `{make_env}` for {lock_path.name} "
+                        f"(no {env.show(stamp)})", f"`{make_env}`")
     if lock_path.exists() and stamp.stat().st_mtime < lock_path.stat().st_mtime:
         def when(p):
             return time.strftime("%Y-%m-%d %H:%M", time.localtime(p.stat().st_mtime))
         return _problem(name, f"{lock_path.name} changed ({when(lock_path)}) after the environment was built "
-                        f"({when(stamp)})", "`make env` (it reinstalls exactly the lock)")
-    return _ok(name, f"built by `make env` after {lock_path.name} last changed")
+                        f"({when(stamp)})", f"`{make_env}` (it reinstalls exactly the lock)")
+    return _ok(name, f"built by `{make_env}` after {lock_path.name} last changed")
 
 
 def diagnose_matplotlib_backend(backend: str) -> Finding:
@@ -891,7 +990,7 @@ def diagnose_figure(draw=_draw_png, env: CourseEnv | None = None) -> Finding:
     elif env is not None and env.where in PACKAGE_PLACES:
         fix = reinstall_fix(env, ["--force-reinstall", "--no-deps", _same_version("matplotlib")])
     elif env is None or env.venv:
-        fix = "Reinstall the environment: `make clean-env && make env`"
+        fix = "Reinstall the environment: " + _in_turn(course_command("clean-env"), course_command("env"))
     else:
         fix = "Reinstall matplotlib from the lock: " + env.fix_packages
     try:
@@ -1294,8 +1393,8 @@ def _server_fix(server_label_is_course: bool, env: CourseEnv, server_python=None
         return ASK_THE_ADMIN[env.where] + (f"; it needs `{package}`" if package else "")
     if server_label_is_course:
         return env.fix_packages
-    fix = ("Start JupyterLab with `make lab` (the course's own JupyterLab), not `jupyter lab`; or activate the "
-           "course's environment first: `source .venv/bin/activate`")
+    fix = (f"Start JupyterLab with `{course_command('lab')}` (the course's own JupyterLab), not `jupyter lab`; or "
+           f"activate the course's environment first: `{_activate()}`")
     if server_python and package:
         fix += f". To repair that other JupyterLab instead: `{server_python} -m pip install \"{package}\"`"
     return fix
@@ -1642,7 +1741,7 @@ def server_diagnoses(context=None, env: CourseEnv | None = None) -> list:
         if not servers:
             return [_problem("jupyter", "no `jupyter` command found (neither .venv/bin/jupyter nor on PATH)",
                              env.fix_packages if env.venv or env.where in ASK_THE_ADMIN
-                             else "make env, then start the course with `make lab`")]
+                             else f"{course_command('env')}, then start the course with `{course_command('lab')}`")]
 
     results = []
     for label, python, script, is_course in servers:
@@ -1749,17 +1848,17 @@ def show(results, width: int | None = None) -> None:
 def summary(results, env: CourseEnv | None = None, next_step=None, width: int | None = None) -> bool:
     """Print "All set" or the numbered list of problems with their fixes; return True when all set.
 
-    `next_step` follows "All set" (default: how to start the course where it runs, :data:`START`)."""
+    `next_step` follows "All set" (default: how to start the course where it runs, :func:`start_step`)."""
     problems = [r for r in results if not r.ok]
     try:
         env = env or course_env()
-        where, again = f" (in a terminal, in the course folder: cd {env.repo})", DOCTOR_AGAIN[env.where]
+        where, again = f" (in a terminal, in the course folder: cd {env.repo})", doctor_again(env.where)
         if env.where in PACKAGE_PLACES:  # each fix says where it is carried out
             where = ""
     except FileNotFoundError:
-        where, again = "", DOCTOR_AGAIN[place()]
+        where, again = "", doctor_again(place())
     if not problems:
-        start = START[env.where if env else place()]
+        start = start_step(env.where if env else place())
         print(wrap(f"All set: {len(results)} checks passed. {next_step or start}", width))
         return True
     print(wrap(f"{len(problems)} problem{'s' if len(problems) > 1 else ''} found. "

@@ -1,7 +1,7 @@
 """Restore the original learner version of a notebook, keeping the learner's copy as a backup.
 
-``make reset NB=01`` (``python -m course_utils.tools.reset 01``) saves the current
-``notebooks/01-....ipynb`` to ``backups/notebooks/01-....<YYYYmmdd-HHMMSS>.ipynb`` with
+``make reset NB=01`` (``python3 course.py reset 01`` without make; ``python -m course_utils.tools.reset 01``)
+saves the current ``notebooks/01-....ipynb`` to ``backups/notebooks/01-....<YYYYmmdd-HHMMSS>.ipynb`` with
 :func:`course_utils.tools.build.backup_notebook` and checks the copy (readable, the same bytes) before the
 notebook is replaced with what :mod:`course_utils.tools.build` generates from ``solutions/``. Earlier
 backups are never overwritten. If the copy cannot be checked, the notebook is left as it was.
@@ -23,12 +23,16 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from course_utils.tools import build
+from course_utils.tools import build, doctor
 from course_utils.tools._files import WriteError, make_dirs, write_bytes
 
 __all__ = ["BackupError", "ResetResult", "main", "reset", "resolve_name"]
 
-USAGE_EXAMPLE = "make reset NB=01   (or: python -m course_utils.tools.reset 01)"
+
+def usage_example() -> str:
+    """The example every usage message gives: ``make reset NB=01``, or the command the learner ran instead
+    (``python3 course.py reset 01``: :func:`course_utils.tools.doctor.course_command`), then the module itself."""
+    return f"{doctor.course_command('reset', NB='01')}   (or: python -m course_utils.tools.reset 01)"
 
 
 class BackupError(RuntimeError):
@@ -90,7 +94,7 @@ def resolve_name(name: str, solutions_dir=None) -> str:
     stems = build._stems(solutions_dir)
     name = name.strip()
     if not name:
-        raise build.UsageError(f"name the notebook to reset. Usage: {USAGE_EXAMPLE}\n"
+        raise build.UsageError(f"name the notebook to reset. Usage: {usage_example()}\n"
                                f"The notebooks (the number is enough):\n{_known_list(stems)}")
     wanted = Path(name).name
     wanted = wanted[: -len(".ipynb")] if wanted.endswith(".ipynb") else wanted
@@ -103,9 +107,9 @@ def resolve_name(name: str, solutions_dir=None) -> str:
         return matches[0]
     if matches:
         raise build.UsageError(f"{name!r} matches several notebooks; name one of them:\n"
-                               f"{_known_list(matches)}\nExample: {USAGE_EXAMPLE}")
+                               f"{_known_list(matches)}\nExample: {usage_example()}")
     raise build.UsageError(f"no notebook {name!r}. The notebooks (the number is enough):\n"
-                           f"{_known_list(stems)}\nExample: {USAGE_EXAMPLE}")
+                           f"{_known_list(stems)}\nExample: {usage_example()}")
 
 
 def reset(name: str, solutions_dir=None, notebooks_dir=None, backup_dir=None, *, now=None) -> ResetResult:
@@ -202,7 +206,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="python -m course_utils.tools.reset",
         description="Restore the original version of learner notebooks (notebooks/), after saving "
                     "your copy in backups/notebooks/ with the date and time in its name.",
-        epilog=f"Example: {USAGE_EXAMPLE}",
+        epilog=f"Example: {usage_example()}",
     )
     parser.add_argument("names", nargs="*", metavar="NOTEBOOK",
                         help="number, stem or file name, e.g. 01 or 01-one-attention-row.ipynb")

@@ -23,7 +23,8 @@
    is in the backup.
 
 It prints one line per notebook (updated, answers carried over, kept as you had it, kept as backup
-only, ... and why) and says when the package lock changed (``make update`` then runs ``make env``).
+only, ... and why) and says when the package lock changed (``make update`` then runs ``make env``, and
+``course.py update`` its ``env``). Its messages name the command the learner ran (``doctor.course_command``).
 A run with nothing new from the course changes nothing, so a second run is a no-op.
 
 If writing the learner's work back fails after the branch moved (a full disk), the plan is kept in
@@ -75,10 +76,11 @@ COURSE_ROOT_COMMIT = "faa0940ca1e67f564f1707ec594149b21e6448db"
 
 
 def _command() -> str:
-    """The command that runs this tool where the course runs: ``make update`` in a clone on the learner's machine;
-    on a JupyterHub or Binder (no `make` there, and `make update` would build a .venv the hub does not use) the
-    module itself. Every message that says "run ... again" names it."""
-    return "make update" if doctor.place() == "clone" else "python -m course_utils.tools.update"
+    """The command that runs this tool where the course runs: in a clone on the learner's machine ``make update``,
+    or what the learner typed instead (``python3 course.py update``: ``doctor.course_command``); on a JupyterHub or
+    Binder (no `make` there, and `make update` would build a .venv the hub does not use) the module itself. Every
+    message that says "run ... again" names it."""
+    return doctor.course_command("update") if doctor.place() == "clone" else "python -m course_utils.tools.update"
 #: The identity nbgitpuller commits with (nbgitpuller/pull.py): its commits hold the learner's work.
 NBGITPULLER_EMAIL = "nbgitpuller@nbgitpuller.link"
 #: Files that define the environment: when the course changes one, the environment is rebuilt.
@@ -152,14 +154,16 @@ class UpdateReport:
                        "never overwritten).")
         if self.environment_changed:
             which = ", ".join(self.environment_changed)
-            if os.environ.get("MAKELEVEL"):
-                out.append(f"The course changed its packages ({which}): make update now rebuilds the environment "
-                           "(make env).")
-            elif doctor.place() in ("hub", "binder"):  # the hub's (or Binder's) environment: not the learner's to rebuild
+            place = doctor.place()
+            if os.environ.get("MAKELEVEL") or (place == "clone" and doctor.launcher()):  # their next step is env
+                out.append(f"The course changed its packages ({which}): {doctor.course_command('update')} now "
+                           f"rebuilds the environment ({doctor.course_command('env')}).")
+            elif place in ("hub", "binder"):  # the hub's (or Binder's) environment: not the learner's to rebuild
                 out.append(f"The course changed its packages ({which}): the hub's environment holds them, and only "
                            "its admin can change it: tell your instructor (the notebooks say if anything is missing).")
             else:
-                out.append(f"The course changed its packages ({which}): rebuild the environment with `make env` "
+                out.append(f"The course changed its packages ({which}): rebuild the environment with "
+                           f"`{doctor.course_command('env')}` "
                            "(conda: `conda env update -f environment.yml`; on a JupyterHub the hub's image holds the "
                            "packages: tell your instructor).")
         if any(line.status != "unchanged" and line.path.endswith(".ipynb") for line in self.lines):
