@@ -253,6 +253,8 @@ def run_notebook(path: Path, python: Path, source: str, folder: Path, kernels: P
                                                            "{connection_file}"],
                                                   "display_name": "Python 3 (Colab-like)", "language": "python"}))
     km = KernelManager(kernel_name=spec.name, kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(kernels)]))
+    # Unix sockets, not TCP ports: two kernels starting at once cannot take the port the other one chose.
+    km.transport, km.ip = "ipc", str(Path(tempfile.mkdtemp(dir=kernels, prefix="ipc-")) / "k")
     nb = nbformat.read(uploaded, as_version=4)
     before = site_packages_state(python)
     client = NotebookClient(nb, km=km, timeout=CELL_TIMEOUT, startup_timeout=120, allow_errors=True,
