@@ -56,6 +56,8 @@ FIGURE_TEST = ROOT / "tests" / "test_figure_colours_and_text.py"
 BROWSER_TEST = ROOT / "tests" / "test_browser.py"
 HUB_TEST = ROOT / "tests" / "test_hub.py"
 COLAB_TEST = ROOT / "tests" / "test_colab.py"
+NO_ANYWIDGET_TEST = ROOT / "tests" / "test_browser_no_anywidget.py"
+CLASSIC_TEST = ROOT / "tests" / "test_browser_classic.py"
 OFFLINE_TEST = ROOT / "tests" / "test_offline.py"
 # numpy's print options before any test ran (numpy's defaults): docstring examples print with these.
 NUMPY_PRINT_OPTIONS = np.get_printoptions()
@@ -69,6 +71,9 @@ def pytest_addoption(parser):
 
 
 def pytest_configure(config):
+    # `python3 course.py test` sets COURSE_LAUNCHER for what it runs: the tools' messages would name course.py, and
+    # the tests expect make's wording unless they set it themselves (tests/test_launcher_messages.py).
+    os.environ.pop("COURSE_LAUNCHER", None)
     config.course_offline = OfflineKernels()
 
 
@@ -90,7 +95,9 @@ def pytest_collection_modifyitems(session, config, items):
     tests/test_browser.py then: its notebooks are driven in the background from the session's start
     (:func:`pytest_collection_finish`), and each of its tests waits for its notebook's result; tests/test_colab.py
     just before them (the Colab-like run's two kernels at a time come after every other test's, while the browser's
-    notebooks may still be driven; its test checks that only the hub test follows its own). tests/test_hub.py last
+    notebooks may still be driven; its test checks that only the hub test follows its own). The other two browser
+    tests after the browser's (JupyterLab without anywidget's front-end, then classic Notebook on the Colab-like
+    venv, which the Colab-like run has finished with by then). tests/test_hub.py last
     of all, once the browser's notebooks are done: its learners' Chromium pages and kernels would compete with them
     for the same cores."""
     if any(isinstance(item, IPyNbCell) and isinstance(item.parent, CourseNotebook) for item in items):
@@ -98,7 +105,7 @@ def pytest_collection_modifyitems(session, config, items):
         moved = [item for reader in readers for item in items if item.path == reader]
         if moved:
             items[:] = [item for item in items if item.path not in readers] + moved
-    for last in (COLAB_TEST, BROWSER_TEST, HUB_TEST):
+    for last in (COLAB_TEST, BROWSER_TEST, NO_ANYWIDGET_TEST, CLASSIC_TEST, HUB_TEST):
         moved = [item for item in items if item.path == last]
         if moved:
             items[:] = [item for item in items if item.path != last] + moved

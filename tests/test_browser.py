@@ -270,13 +270,16 @@ def test_a_frontend_driven_alongside_reports_each_notebooks_own_result_in_its_te
 
 
 def test_the_browser_tests_run_last_with_their_notebooks_started_at_the_session_start(request):
-    """conftest.py moves this module's tests after every other test but the JupyterHub test's (which waits until
-    the browser's notebooks are done), and starts their notebooks (one runner per frontend selected) before the first
-    test of the session ran."""
+    """conftest.py moves this module's tests after every other test but the other browser tests' and the JupyterHub
+    test's (which wait until the browser's notebooks are done), and starts their notebooks (one runner per frontend
+    selected) before the first test of the session ran."""
     items = request.session.items
+    after = [Path(__file__).with_name(name) for name in
+             ("test_browser_no_anywidget.py", "test_browser_classic.py", "test_hub.py")]
     mine = [item for item in items if item.path == Path(__file__)]
-    hub = [item for item in items if item.path == Path(__file__).with_name("test_hub.py")]
-    assert items[len(items) - len(mine) - len(hub):] == mine + hub, "a test of another module runs after the browser tests"
+    later = [item for path in after for item in items if item.path == path]
+    assert items[len(items) - len(mine) - len(later):] == mine + later, \
+        "a test of another module runs after the browser tests"
     frontends = {frontend for frontend, _ in selected_cases(items)}
     background = getattr(request.config, "course_browser", None)
     if not frontends or _missing_browser_reason():
