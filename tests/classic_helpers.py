@@ -27,18 +27,21 @@ import time
 import urllib.request
 from pathlib import Path
 
-from browser_helpers import free_port
+from browser_helpers import TOKEN, Frontend, Server, free_port
 
-TOKEN = "course-classic-test"
 POLL_MS = 50
+#: Classic Notebook as browser_helpers describes a frontend (its keys are the ones measured here, see above).
+CLASSIC = Frontend("classic", "classic Notebook 6.5", "notebook", "", "/notebooks/{path}", ("PageUp", "PageDown"),
+                   arrows_move_sliders=True, opens_in_place=False)
 
 #: Every kind of control the dashboards use, as ipywidgets 7 draws it, and the element that takes focus.
 CONTROL_SELECTOR = (".ui-slider-handle, .widget-toggle-button, .widget-checkbox input[type=checkbox], "
                     ".widget-dropdown select")
 
 
-class ClassicServer:
-    """Classic Notebook (``python -m notebook``, notebook 6.5) from ``python``'s environment, started at once.
+class ClassicServer(Server):
+    """Classic Notebook (``python -m notebook``, notebook 6.5) from ``python``'s environment, started at once
+    (waiting, the API, stopping: browser_helpers.Server's).
 
     Each of ``notebooks`` is copied alone into ``<scratch>/work/<its stem>/``; the server's root is
     ``<scratch>/work``, so a kernel's working folder is its notebook's folder and its parent holds no course
@@ -48,9 +51,9 @@ class ClassicServer:
     """
 
     def __init__(self, python: Path, scratch: Path, notebooks, env: dict):
-        self.python = Path(python)
+        self.frontend = CLASSIC
         self.root = scratch / "work"
-        self.folders = {}
+        self.folders = {}  #: notebook file name -> the folder it sits alone in
         for notebook in notebooks:
             folder = self.root / Path(notebook).stem
             folder.mkdir(parents=True)
@@ -65,52 +68,19 @@ class ClassicServer:
         self.log_path = scratch / "server.log"
         self._log = open(self.log_path, "w")
         self.process = subprocess.Popen(
-            [str(self.python), "-m", "notebook", "--no-browser", "--ip=127.0.0.1", f"--port={self.port}",
+            [str(python), "-m", "notebook", "--no-browser", "--ip=127.0.0.1", f"--port={self.port}",
              f"--NotebookApp.token={TOKEN}", "--allow-root", f"--NotebookApp.notebook_dir={self.root}"],
             cwd=self.root, env=env, stdout=self._log, stderr=subprocess.STDOUT)
         self._ready = False
 
-    def wait_ready(self, timeout=60):
-        """Block until the server answers (once); raise RuntimeError with its log if it does not."""
-        deadline = time.monotonic() + timeout
-        while not self._ready:
-            try:
-                urllib.request.urlopen(f"{self.base}/api/status?token={TOKEN}", timeout=2)
-                self._ready = True
-            except OSError:
-                if self.process.poll() is not None or time.monotonic() > deadline:
-                    self.stop()
-                    raise RuntimeError("classic Notebook did not start:\n" + self.log_path.read_text()[-3000:]) from None
-                time.sleep(0.2)
-        return self
+    def notebook_url(self, name):
+        """The page of notebook ``name`` (a file name of ``notebooks``), in its own folder."""
+        return self.url(f"{Path(name).stem}/{name}")
 
-    def api(self, path, method="GET"):
-        request = urllib.request.Request(f"{self.base}{path}?token={TOKEN}", method=method)
-        with urllib.request.urlopen(request, timeout=30) as response:
-            body = response.read()
-        return json.loads(body) if body else None
-
-    def kernels(self):
-        """The kernels the server is running (its /api/kernels)."""
-        return self.api("/api/kernels")
-
-    def url(self, name):
-        """The page of notebook ``name`` (a file name of ``notebooks``)."""
-        return f"{self.base}/notebooks/{Path(name).stem}/{name}?token={TOKEN}"
-
-    def log_tail(self, chars=3000):
-        self._log.flush()
-        return self.log_path.read_text(errors="replace")[-chars:]
-
-    def stop(self):
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        self._log.close()
+    def delete(self, path):
+        """DELETE ``path`` of the server's API (e.g. a kernel)."""
+        request = urllib.request.Request(f"{self.base}{path}?token={TOKEN}", method="DELETE")
+        urllib.request.urlopen(request, timeout=30).close()
 
 
 # ------------------------------------------------------------------------------------------ a notebook's life
@@ -124,7 +94,7 @@ _KERNEL_READY = """() => {
 
 def open_notebook(page, server, name, timeout_ms=120_000):
     """Load notebook ``name``'s page and wait until its kernel is connected, has answered and is idle."""
-    page.goto(server.url(name))
+    page.goto(server.notebook_url(name))
     page.wait_for_function(_KERNEL_READY, timeout=timeout_ms, polling=POLL_MS)
 
 
@@ -182,7 +152,7 @@ def shut_down_kernels(page, server, timeout=15):
     page.evaluate("() => { if (window.Jupyter && Jupyter.notebook) { Jupyter.notebook.set_dirty(false); } }")
     kernels = server.kernels()
     for kernel in kernels:
-        server.api(f"/api/kernels/{kernel['id']}", method="DELETE")
+        server.delete(f"/api/kernels/{kernel['id']}")
     deadline = time.monotonic() + timeout
     while server.kernels() and time.monotonic() < deadline:
         time.sleep(0.1)
