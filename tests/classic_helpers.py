@@ -165,13 +165,25 @@ def dashboard_cells(page):
     return page.locator(".cell.code_cell", has=page.locator(".course-dashboard"))
 
 
-def wait_for_pictures(page, count, timeout_ms=30_000):
-    """Wait until ``count`` dashboard cells each show a decoded picture below their controls."""
-    page.wait_for_function("""(count) => {
-        const cells = [...document.querySelectorAll('.cell.code_cell')].filter(c => c.querySelector('.course-dashboard'));
-        return cells.length >= count && cells.every(cell => {
-            const img = cell.querySelector('.output_area img');
-            return img && img.complete && img.naturalWidth > 0; });
+def wait_for_dashboards(page, count, timeout_ms=30_000):
+    """Wait until ``count`` dashboard cells each show every control of their box (ipywidgets 7 draws a box's
+    children one by one, after the box: as many as the box's model holds) and a decoded picture below them."""
+    page.wait_for_function("""async (count) => {
+        const cells = Jupyter.notebook.get_cells().filter(c => c.element[0].querySelector('.course-dashboard'));
+        if (cells.length < count) { return false; }
+        const manager = Jupyter.notebook.kernel.widget_manager;
+        for (const cell of cells) {
+            const img = cell.element[0].querySelector('.output_area img');
+            if (!img || !img.complete || img.naturalWidth === 0) { return false; }
+            for (const output of cell.output_area.outputs) {
+                const view = output.data && output.data['application/vnd.jupyter.widget-view+json'];
+                const model = view && await manager.get_model(view.model_id);
+                if (!model || !(model.get('_dom_classes') || []).includes('course-dashboard')) { continue; }
+                const box = cell.element[0].querySelector('.course-dashboard');
+                if (box.children.length < model.get('children').length) { return false; }
+            }
+        }
+        return true;
     }""", arg=count, timeout=timeout_ms, polling=POLL_MS)
 
 

@@ -59,7 +59,7 @@ from classic_helpers import (  # noqa: E402
     run_all,
     screenshot,
     shut_down_kernels,
-    wait_for_pictures,
+    wait_for_dashboards,
 )
 from test_browser import CHROMIUM, CHROMIUM_ARGS, _missing_browser_reason, skip_or_fail, stored_dashboards  # noqa: E402
 
@@ -180,7 +180,7 @@ def test_notebook_runs_and_every_control_redraws_in_classic_notebook(classic, no
         expected = stored_dashboards(ROOT / "solutions" / notebook.name)
         started = time.monotonic()
         if expected:
-            wait_for_pictures(page, expected)
+            wait_for_dashboards(page, expected)
         timings["dashboards shown"] = time.monotonic() - started
         cells = dashboard_cells(page)
         assert cells.count() == expected, f"{name}: {cells.count()} dashboards on the page, the solved notebook shows {expected}"
