@@ -83,6 +83,21 @@ def pytest_unconfigure(config):
         kernels.close()
 
 
+@pytest.fixture
+def fake_env(tmp_path):
+    """A course folder with a .venv, as the doctor sees it (nothing installed: only the paths matter); for
+    tests/test_doctor.py and tests/test_launcher_messages.py."""
+    from course_utils.tools.doctor import CourseEnv
+
+    (tmp_path / "course_utils").mkdir()
+    (tmp_path / "course_utils" / "__init__.py").write_text("")
+    (tmp_path / "requirements.lock").write_text("numpy==2.4.6\n")
+    venv = tmp_path / ".venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "pyvenv.cfg").write_text("home = /usr/bin\nversion = 3.11.7\n")
+    return CourseEnv(tmp_path, venv, str(venv / "bin" / "python"))
+
+
 @pytest.fixture(scope="session")
 def offline_kernels(request) -> "OfflineKernels":
     """The session's offline kernel launcher and what it recorded of each notebook's run (tests/test_offline.py)."""

@@ -366,13 +366,14 @@ def operate_by_keyboard(page, panel, cell, frontend, label, *, arrows_on_first_s
     return counts, pressed, problems
 
 
-def settle_and_screenshot(cell, path):
-    """Screenshot a cell once its picture is decoded and painted (two animation frames)."""
-    cell.evaluate("""async (cell) => {
-        const img = cell.querySelector('.jp-OutputArea-output img');
+def settle_and_screenshot(cell, path, picture=".jp-OutputArea-output img"):
+    """Screenshot a cell once its picture (CSS selector; classic Notebook's: ``.output_area img``) is decoded and
+    painted (two animation frames)."""
+    cell.evaluate("""async (cell, picture) => {
+        const img = cell.querySelector(picture);
         if (img) { await img.decode(); }
         await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
-    }""")
+    }""", picture)
     cell.screenshot(path=str(path))
 
 

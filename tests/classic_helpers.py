@@ -27,7 +27,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from browser_helpers import TOKEN, Frontend, Server, free_port
+from browser_helpers import TOKEN, Frontend, Server, free_port, settle_and_screenshot
 
 POLL_MS = 50
 #: Classic Notebook as browser_helpers describes a frontend (its keys are the ones measured here, see above).
@@ -348,13 +348,8 @@ def click_first_track(page, cell, label, pressed):
 
 
 def screenshot(cell, path):
-    """Screenshot a cell once its picture is decoded and painted (two animation frames)."""
-    cell.evaluate("""async (cell) => {
-        const img = cell.querySelector('.output_area img');
-        if (img) { await img.decode(); }
-        await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
-    }""")
-    cell.screenshot(path=str(path))
+    """Screenshot a cell once its picture is decoded and painted (browser_helpers' way, classic's selector)."""
+    settle_and_screenshot(cell, path, picture=".output_area img")
 
 
 def environment(python: Path) -> dict:

@@ -20,16 +20,7 @@ LOCK_PINS = doctor.parse_lock((ROOT / doctor.lock_name(sys.version_info)).read_t
 EDITABLE_HERE = {"url": ROOT.as_uri(), "dir_info": {"editable": True}}
 
 
-@pytest.fixture
-def fake_env(tmp_path):
-    """A course folder with a .venv (nothing installed: only the paths matter)."""
-    (tmp_path / "course_utils").mkdir()
-    (tmp_path / "course_utils" / "__init__.py").write_text("")
-    (tmp_path / "requirements.lock").write_text("numpy==2.4.6\n")
-    venv = tmp_path / ".venv"
-    (venv / "bin").mkdir(parents=True)
-    (venv / "pyvenv.cfg").write_text("home = /usr/bin\nversion = 3.11.7\n")
-    return CourseEnv(tmp_path, venv, str(venv / "bin" / "python"))
+# fake_env (a course folder with a .venv): conftest.py, shared with tests/test_launcher_messages.py
 
 
 @pytest.fixture

@@ -40,18 +40,6 @@ def launched(monkeypatch):
     return monkeypatch
 
 
-@pytest.fixture
-def fake_env(tmp_path):
-    """A clone with a .venv (nothing installed: only the paths matter)."""
-    (tmp_path / "course_utils").mkdir()
-    (tmp_path / "course_utils" / "__init__.py").write_text("")
-    (tmp_path / "requirements.lock").write_text("numpy==2.4.6\n")
-    venv = tmp_path / ".venv"
-    (venv / "bin").mkdir(parents=True)
-    (venv / "pyvenv.cfg").write_text("home = /usr/bin\nversion = 3.11.7\n")
-    return CourseEnv(tmp_path, venv, str(venv / "bin" / "python"), "clone")
-
-
 # ---------------------------------------------------------------------------------------------
 # The one home: how a command is run here
 # ---------------------------------------------------------------------------------------------
