@@ -85,14 +85,15 @@ def _freeze(pip: list[str]) -> list[str]:
 def resolve(python: str, keep: list[Path]) -> tuple[list[str], list[str]]:
     """The learner's lock lines and the dev additions' lock lines for the Python `python`.
 
-    Installs requirements.in into a throwaway venv (with the files in `keep` as constraints), freezes it,
+    Installs requirements.in into a throwaway venv (with requirements-constraints.txt and the files in `keep` as
+    constraints), freezes it,
     then installs requirements-dev.in into the same venv with that freeze as constraints and freezes again.
     """
     with tempfile.TemporaryDirectory() as tmp:
         venv = Path(tmp) / "venv"
         subprocess.run([python, "-m", "venv", str(venv)], check=True)
         pip = [str(venv / "bin" / "python"), "-m", "pip"]
-        constraints = [arg for path in keep for arg in ("-c", str(path))]
+        constraints = [arg for path in [ROOT / "requirements-constraints.txt", *keep] for arg in ("-c", str(path))]
         print(f"{python}: resolving requirements.in", flush=True)
         subprocess.run([*pip, "install", "-q", "-r", str(ROOT / "requirements.in"), *constraints], check=True)
         learner = _freeze(pip)
