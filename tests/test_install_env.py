@@ -32,7 +32,7 @@ def test_pip_progress_reports_every_tenth_and_the_install_phase():
     assert reported[0] == "pip: 2/20 packages downloaded or found"
     assert reported[-1] == "pip: 20/20 packages downloaded or found" and len(reported) == 10
     assert progress("  Downloading pkg-1.0-py3-none-any.whl (10 kB)") is None
-    assert progress("Installing collected packages: a, b, c") == "pip: installing and compiling 3 packages"
+    assert progress("Installing collected packages: a, b, c") == "pip: installing 3 packages"
 
 
 def test_estimate_grows_with_the_lock_and_is_shorter_for_uv():

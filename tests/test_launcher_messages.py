@@ -45,13 +45,33 @@ def launched(monkeypatch):
 # ---------------------------------------------------------------------------------------------
 
 
-def test_make_by_default_and_always_under_make():
-    assert doctor.course_command("lab", {}) == "make lab"
-    assert doctor.course_command("reset", {}, NB="01") == "make reset NB=01"
-    assert doctor.course_command("env", {}, PYTHON="python3.11") == "make env PYTHON=python3.11"
+@pytest.fixture
+def make_on_path(tmp_path):
+    """A PATH holding a `make` (a machine with make)."""
+    (tmp_path / "bin").mkdir()
+    make = tmp_path / "bin" / "make"
+    make.write_text("#!/bin/sh\n")
+    make.chmod(0o755)
+    return str(tmp_path / "bin")
+
+
+def test_make_by_default_and_always_under_make(make_on_path):
+    plain = {"PATH": make_on_path}
+    assert doctor.course_command("lab", plain) == "make lab"
+    assert doctor.course_command("reset", plain, NB="01") == "make reset NB=01"
+    assert doctor.course_command("env", plain, PYTHON="python3.11") == "make env PYTHON=python3.11"
     under_make = {"MAKELEVEL": "1", "COURSE_LAUNCHER": WINDOWS}  # course.py called by make: make's names
     assert doctor.course_command("env", under_make, PYTHON="python3.11") == "make env PYTHON=python3.11"
-    assert doctor.launcher(under_make) is None and doctor.launcher({"COURSE_LAUNCHER": ""}) is None
+    assert doctor.launcher(under_make) is None and doctor.launcher({"COURSE_LAUNCHER": "", "PATH": make_on_path}) is None
+
+
+def test_without_make_on_the_path_course_py_is_named(tmp_path):
+    """The new-learner trial: `python -m course_utils.tools.doctor` run by hand with no make told them `make env`."""
+    (tmp_path / "empty").mkdir()
+    no_make = {"PATH": str(tmp_path / "empty")}
+    expected = "py course.py" if os.name == "nt" else "python3 course.py"
+    assert doctor.launcher(no_make) == expected
+    assert doctor.course_command("env", no_make) == f"{expected} env"
 
 
 def test_course_py_forms_of_makes_variables():
@@ -111,7 +131,8 @@ def doctor_messages(env: CourseEnv, monkeypatch, capsys) -> dict:
     if not doctor._is_conda(sys.prefix):  # conda's fix names conda
         found["no venv"] = no_venv.fix_packages
     with monkeypatch.context() as patch:
-        patch.setattr(doctor.shutil, "which", lambda name: None)  # no jupyter anywhere
+        # no jupyter anywhere (make is there)
+        patch.setattr(doctor.shutil, "which", lambda name, path=None: "/usr/bin/make" if name == "make" else None)
         (found["no jupyter"],) = [r.fix for r in doctor.server_diagnoses("shell", no_venv)]
     doctor.summary([Finding("x", False, "broken", "fix it")], env, width=500)
     found["run again"] = capsys.readouterr().out

@@ -157,7 +157,7 @@ class PipProgress:
                 self.shown = self.collected * 10 // self.total
                 return f"pip: {self.collected}/{self.total} packages downloaded or found"
         elif line.startswith("Installing collected packages"):
-            return f"pip: installing and compiling {line.count(',') + 1} packages"
+            return f"pip: installing {line.count(',') + 1} packages"
         elif line.startswith(("Successfully installed", "ERROR", "error")):
             return "pip: " + line[:160] + ("..." if len(line) > 160 else "")
         return None

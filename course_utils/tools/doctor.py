@@ -222,8 +222,9 @@ def place(environ=None, modules=None, folder=_LOOK) -> str:
 def launcher(environ=None) -> str | None:
     """What the learner types before a command of the course's where course.py started this program without make:
     its COURSE_LAUNCHER (``py course.py`` on Windows, ``python3 course.py`` elsewhere), inherited by every program
-    it starts (JupyterLab's kernels too). None under make (MAKELEVEL set: course.py sets no launcher then) or where
-    course.py started nothing.
+    it starts (JupyterLab's kernels too); also where there is no ``make`` on the PATH at all (a Windows machine whose
+    Jupyter or VS Code was started by hand): course.py's form for this system then. None under make (MAKELEVEL set:
+    course.py sets no launcher then), or where course.py started nothing and make is at hand.
 
     Parameters
     ----------
@@ -233,7 +234,11 @@ def launcher(environ=None) -> str | None:
     environ = os.environ if environ is None else environ
     if "MAKELEVEL" in environ:
         return None
-    return environ.get("COURSE_LAUNCHER") or None
+    if environ.get("COURSE_LAUNCHER"):
+        return environ["COURSE_LAUNCHER"]
+    if shutil.which("make", path=environ.get("PATH", os.defpath)) is None:
+        return "py course.py" if os.name == "nt" else "python3 course.py"
+    return None
 
 
 def course_command(target: str, environ=None, **variables) -> str:

@@ -251,9 +251,11 @@ class ConceptInventory:
     # -- what shows ----------------------------------------------------------------------------
     def _intro_html(self):
         if self.attempt == "pre":
+            where = ("of this Colab runtime, which forgets it when it stops: download it after Submit" if _in_colab()
+                     else "on this computer")
             return ("<p>Answer what you can, guess or leave the rest blank, type a nickname and press "
                     "<b>Submit my answers</b>. Nothing is marked now and nothing is sent anywhere: the answers "
-                    "go to a file in <code>inventory/</code> on this computer.</p>")
+                    f"go to a file in <code>inventory/</code> {where}.</p>")
         return ("<p>The same twelve questions as at the end of notebook 00, with the choices in another "
                 "order. Type the <b>same nickname</b> as then, answer, and press <b>Submit my answers</b>: "
                 "the feedback appears under each question.</p>")
