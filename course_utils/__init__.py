@@ -14,19 +14,16 @@ The package is arranged by who it serves (the module map, one line per module: d
 
 Subpackages and the modules that need matplotlib or ipywidgets load on first use
 (``import course_utils as cu; cu.plots.attention_heatmap(...)``, ``cu.lessons.data.TICKET``).
-Module paths from before this arrangement (``course_utils.tickets``, ``course_utils.heads``, ...) still
-import: see ``course_utils._compat``.
 """
 import importlib
 
-from . import _blas, _compat, alt_text
+from . import _blas, alt_text
 from .attention import attention_row, scaled_dot_product_attention
 from .blockwise import blockwise_attention
 from .masks import causal_mask, padding_mask
 from .multihead import merge_heads, multi_head_attention, split_heads
 from .softmax import softmax
 
-_compat.install()
 # Inside IPython, every matplotlib figure (plt.show(), display(fig)) is shown as an <img alt> beside its PNG;
 # outside, this does nothing. alt_text loads only the standard library and numpy here.
 alt_text.register_formatter()
@@ -53,7 +50,5 @@ LAZY_MODULES = ("plots", "style", "lessons", "widgets", "checks", "tools")
 
 def __getattr__(name):
     if name in LAZY_MODULES:
-        return importlib.import_module(f".{name}", __name__)
-    if f"{__name__}.{name}" in _compat.OLD_PATHS:  # cu.tickets, cu.heads, ... (old paths)
         return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'course_utils' has no attribute {name!r}")

@@ -1,4 +1,4 @@
-"""Unit tests for course_utils.heads (notebook 04's numpy helpers)."""
+"""Unit tests for course_utils.lessons.heads (notebook 04's numpy helpers)."""
 import re
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""Unit tests for course_utils.influence: contributions, removal_outputs, removal_effects."""
+"""Unit tests for course_utils.lessons.influence: contributions, removal_outputs, removal_effects."""
 import numpy as np
 import pytest
 
