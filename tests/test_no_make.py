@@ -341,7 +341,8 @@ def test_update_without_network_answers_as_the_update_tool(built):
         _git("remote", "set-url", "origin", url, cwd=copy)
     assert done.returncode == tool.returncode == 1, out_of(done)
     assert "cannot fetch the course" in done.stderr and "Nothing was changed" in done.stderr, out_of(done)
-    assert done.stderr.replace("python3 course.py update", "make update") == tool.stderr, (done.stderr, tool.stderr)
+    # The tool run by hand answers the same: with no make on the PATH it names course.py too (doctor.launcher).
+    assert done.stderr == tool.stderr, (done.stderr, tool.stderr)
     assert f"run {course.LAUNCHER} update again" in done.stderr and not names_make(built, done.stderr), out_of(done)
     assert "Environment ready" not in done.stdout  # a refused update does not go on to the environment
 
