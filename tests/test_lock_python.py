@@ -4,7 +4,8 @@ The report: on Debian 12 (python3 is 3.11.2) `python3 course.py env` failed with
 soupsieve==4.1.3": soupsieve 3.0.2 and newer need Python 3.11.5, and the lock had been resolved on 3.11.7.
 requirements-constraints.txt now bounds it, tools/lock.py applies that file to every resolution, and here pip is asked
 for each pin's wheel as the oldest Python would ask (``--python-version``: pip then refuses a release whose
-Requires-Python excludes it, as it did on Debian). It needs the package index (pip's cache serves most of it): without
+Requires-Python excludes it, as it did on Debian; a pin yanked for that Python, as soupsieve 3.0.1 is for Pythons
+before 3.11.5, fails too). It needs the package index (pip's cache serves most of it): without
 one it skips, unless COURSE_REQUIRE_PIP=1 (CI).
 """
 from __future__ import annotations
@@ -60,3 +61,5 @@ def test_every_pin_installs_on_the_oldest_python_of_its_lock(lock, tmp_path):
     refused = re.findall(r"No matching distribution found for (\S+)", done.stderr)
     assert done.returncode == 0, (f"{lock} on Python {OLDEST[lock]}: pip finds no wheel for {refused or '?'}\n"
                                   + done.stderr[-2000:])
+    yanked = re.findall(r"yanked version: '([^']+)' candidate \(version (\S+)", done.stderr)
+    assert "yanked" not in done.stderr, f"{lock} on Python {OLDEST[lock]}: yanked pins {yanked}\n{done.stderr[-2000:]}"
