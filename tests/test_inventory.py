@@ -347,7 +347,7 @@ def test_an_installed_package_saves_in_the_working_folder_never_in_site_packages
     path = form.submit()
     assert path.parent == tmp_path / "inventory"
     assert "Colab" not in form.status.value and "(on this computer only)" in form.status.value
-    assert "on this computer" in form._intro_html()
+    assert "inventory/</code> next to this notebook, on this computer" in form._intro_html()
     monkeypatch.setattr(doctor, "place", lambda *args, **kwargs: "colab")
     form.submit()
     assert "Colab runtime, which forgets its files" in form.status.value and "Download" in form.status.value

@@ -251,8 +251,12 @@ class ConceptInventory:
     # -- what shows ----------------------------------------------------------------------------
     def _intro_html(self):
         if self.attempt == "pre":
-            where = ("of this Colab runtime, which forgets it when it stops: download it after Submit" if _in_colab()
-                     else "on this computer")
+            if _in_colab():
+                where = "of this Colab runtime, which forgets it when it stops: download it after Submit"
+            elif inv.ANSWERS_DIR is None:  # no course folder (a plain pip install, a lone copy): the working folder
+                where = "next to this notebook, on this computer"
+            else:
+                where = "on this computer"
             return ("<p>Answer what you can, guess or leave the rest blank, type a nickname and press "
                     "<b>Submit my answers</b>. Nothing is marked now and nothing is sent anywhere: the answers "
                     f"go to a file in <code>inventory/</code> {where}.</p>")
