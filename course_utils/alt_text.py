@@ -30,10 +30,8 @@ import html
 import io
 import math
 import re
-import struct
 import sys
 import weakref
-import zlib
 
 import numpy as np
 
@@ -52,7 +50,6 @@ __all__ = [
     "colour_word",
     "colour_scale",
     "compact_png",
-    "quick_png",
     "figure_png",
     "img_html",
     "picture_bundle",
@@ -609,53 +606,6 @@ def compact_png(image, *, optimize=True):
     palette.save(buffer, format="PNG", **({"optimize": True} if optimize else {"compress_level": 6}))
     small = buffer.getvalue()
     return original if original is not None and len(original) <= len(small) else small
-
-
-#: zlib level of ``quick_png``: 1 and 3 took the same time on the dashboards' pictures (level 6: 1.5x the time,
-#: 15 % fewer bytes), 3 gives the fewer bytes.
-QUICK_PNG_LEVEL = 3
-
-
-def _png_chunk(kind, data):
-    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
-
-
-def quick_png(image, *, level=QUICK_PNG_LEVEL):
-    """The picture as a lossless PNG made in a few milliseconds: every pixel exact, about 2.5x ``compact_png``'s bytes.
-
-    For the dashboards' updates (issue 14): choosing a palette (``compact_png``) costs 15-40 ms per picture, more
-    than the rest of an update together; an update goes once to the browser and is not what the notebook stores
-    (the first picture, at the default values, is made by ``compact_png``). Truecolour rows without a PNG filter,
-    one zlib stream: numpy lays out the rows, zlib does the rest.
-
-    Parameters
-    ----------
-    image : array_like of uint8, shape (H, W, 4) or (H, W, 3)
-        E.g. ``fig.canvas.buffer_rgba()``. An opaque RGBA picture is written as RGB.
-    level : int, default QUICK_PNG_LEVEL
-        zlib's compression level, 0-9.
-
-    Returns
-    -------
-    bytes
-        A PNG of H x W pixels (colour type 2, RGB, or 6, RGBA when some pixel is not opaque). Deterministic.
-    """
-    pixels = np.asarray(image)
-    if pixels.dtype != np.uint8 or pixels.ndim != 3 or pixels.shape[-1] not in (3, 4):
-        raise ValueError(f"image must be a uint8 array of shape (H, W, 3) or (H, W, 4); got {pixels.dtype} of "
-                         f"shape {pixels.shape}")
-    if pixels.shape[-1] == 4 and pixels[..., 3].min() == 255:
-        pixels = pixels[..., :3]  # opaque: drop the alpha channel
-    height, width, channels = pixels.shape
-    rows = np.empty((height, width * channels + 1), dtype=np.uint8)  # each row: filter byte 0, then the pixels
-    rows[:, 0] = 0
-    # (H, W, C) -> (H, W * C) one channel at a time: copying the RGB of an RGBA buffer in one assignment went
-    # element by element (16 ms for a 1200 x 700 picture), three strided copies take 2 ms (issue 14).
-    for channel in range(channels):
-        rows[:, 1 + channel::channels] = pixels[..., channel]
-    header = struct.pack(">IIBBBBB", width, height, 8, 2 if channels == 3 else 6, 0, 0, 0)
-    return (b"\x89PNG\r\n\x1a\n" + _png_chunk(b"IHDR", header)
-            + _png_chunk(b"IDAT", zlib.compress(rows.tobytes(), level)) + _png_chunk(b"IEND", b""))
 
 
 def _inline_print_kwargs():

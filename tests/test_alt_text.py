@@ -194,21 +194,6 @@ def test_the_compact_png_looks_the_same_and_weighs_less_than_half():
     assert kept.getpixel((1, 1))[3] == 0 and kept.getpixel((0, 0)) == (255, 0, 0, 255)  # transparency stays
 
 
-def test_the_quick_png_keeps_every_pixel_and_its_transparency():
-    rng = np.random.default_rng(0)
-    opaque = rng.integers(0, 256, size=(7, 5, 4), dtype=np.uint8)
-    opaque[..., 3] = 255
-    seen = Image.open(io.BytesIO(alt_text.quick_png(opaque)))
-    assert seen.mode == "RGB" and np.array_equal(np.asarray(seen), opaque[..., :3])  # alpha dropped, pixels exact
-    clear = opaque.copy()
-    clear[0, 0, 3] = 0
-    seen = Image.open(io.BytesIO(alt_text.quick_png(clear)))
-    assert seen.mode == "RGBA" and np.array_equal(np.asarray(seen), clear)
-    assert alt_text.quick_png(opaque[..., :3]) == alt_text.quick_png(opaque)  # deterministic, RGB in = RGB out
-    with pytest.raises(ValueError, match=r"shape \(7, 5\)"):
-        alt_text.quick_png(opaque[..., 0])
-
-
 def test_figure_bundle_publishes_what_the_inline_backend_would_draw_with_an_alt():
     fig, ax = plt.subplots(figsize=(3, 2))
     ax.bar(["a", "b"], [0.3, 0.7])

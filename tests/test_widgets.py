@@ -353,6 +353,34 @@ def test_base_class_mechanics_for_a_custom_dashboard():
     d.close()
 
 
+def test_an_update_png_has_the_canvas_pixels_and_keeps_transparency():
+    """``render_png``'s update picture: every pixel of the canvas, RGB when opaque, RGBA (alpha kept) when not."""
+    from matplotlib.patches import Rectangle
+
+    class SquareDashboard(Dashboard):
+        figsize = (1.0, 0.8)
+
+        def make_controls(self):
+            return {"size": float_slider("size", 1.0, min=0.0, max=2.0)}
+
+        def build(self, fig):
+            self.patch = fig.add_subplot().add_patch(Rectangle((0, 0), 1, 1))
+
+        def draw(self, size):
+            self.patch.set_width(size / 2)
+
+    d = SquareDashboard()
+    for transparent in (False, True):
+        d.fig.patch.set_alpha(0.0 if transparent else 1.0)
+        png = d.render_png()
+        seen = Image.open(io.BytesIO(png))
+        pixels = np.asarray(d.fig.canvas.buffer_rgba())
+        assert seen.mode == ("RGBA" if transparent else "RGB")
+        assert np.array_equal(np.asarray(seen), pixels if transparent else pixels[..., :3])
+        assert d.render_png() == png  # deterministic
+    d.close()
+
+
 def test_float_slider_defaults():
     slider = float_slider("x", 0.5, min=0, max=1, step=0.05)
     assert slider.continuous_update is False and slider.value == 0.5
@@ -389,7 +417,7 @@ KERNEL_CELLS = [
     "from course_utils.widgets import AttentionRowDashboard\nd = AttentionRowDashboard()\nd",
     # 1: a programmatic move: must replace cell 0's picture, not add a new one
     "d.set(score_3=4.0)\nprint(d.update_count)",
-    # 2: the same state reached in a fresh dashboard, for comparison (an update: the same quick PNG as cell 0's)
+    # 2: the same state reached in a fresh dashboard, for comparison (an update: the same PNG as cell 0's update)
     "AttentionRowDashboard().show().set(score_3=4.0);",
     # 3: the default state built fresh
     "AttentionRowDashboard()",

@@ -25,15 +25,16 @@ Why a picture object and not ``display(fig)`` itself: ``display(fig)`` produces 
 only once a figure formatter is registered (IPython's, when pyplot loads the inline backend, or
 ``course_utils.alt_text``'s). ``_FigurePicture`` renders the figure itself, whatever the backend (inline,
 ipympl, none): the first picture, which the notebook stores, as ``course_utils.alt_text.compact_png`` makes it
-(a palette PNG, a third of the bytes); each update as ``course_utils.alt_text.quick_png`` makes it (exact pixels,
-in a few milliseconds: choosing a palette took longer than the rest of an update), from a
-``_render.TextCachingCanvas`` (the same pixels as matplotlib's Agg canvas, without rasterising again the text
-that did not change). A dashboard that names the artists its ``draw`` changes (``dynamic_artists``) is rendered
-as a cached background and those artists drawn over it (``_render.Layers``: axes, ticks, titles and legends are
-laid out and drawn once per state of the figure, not on every move; the same pixels).
-Issue 14 asks an update (draw + PNG) to take at most 0.4x the time of re-creating and
+(a palette PNG, a third of the bytes); each update as Pillow writes the canvas's pixels, exact, at zlib level 1
+(choosing a palette took longer than the rest of an update), from a ``_render.TextCachingCanvas`` (the same pixels
+as matplotlib's Agg canvas, without rasterising again the text that did not change). A dashboard that names the
+artists its ``draw`` changes (``dynamic_artists``) is rendered as a cached background and those artists drawn over
+it (``_render.Layers``: axes, ticks, titles and legends are laid out and drawn once per state of the figure, not on
+every move; the same pixels).
+Issue 23 asks an update (draw + PNG) to take at most 0.5x the time of re-creating and
 rendering a simple figure; ``make bench`` (benchmarks/widgets.py) measures both, before and after.
 """
+import io
 import math
 import re
 import time
@@ -42,8 +43,9 @@ import ipywidgets
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
+from PIL import Image
 
-from course_utils.alt_text import compact_png, description, picture_bundle, plain, quick_png
+from course_utils.alt_text import compact_png, description, picture_bundle, plain
 from course_utils.widgets._handle_names import SliderHandleNames, slider_names
 from course_utils.widgets._render import LAYERS_SUPPORTED, Layers, TextCachingCanvas
 
@@ -59,6 +61,9 @@ __all__ = [
     "toggle_buttons",
     "view_bundle",
 ]
+
+#: zlib level of an update's PNG (``Dashboard.render_png``): level 1, the fastest; a PNG goes once to the browser.
+UPDATE_PNG_LEVEL = 1
 
 #: ipywidgets' major version: 8 in the course's lock; 7 in Colab, whose page runs ipywidgets 7's JavaScript.
 IPYWIDGETS_MAJOR = int(ipywidgets.__version__.split(".")[0])
@@ -490,9 +495,9 @@ class Dashboard:
         Parameters
         ----------
         compact : bool, default False
-            False: every pixel exact, made in a few milliseconds (``quick_png``), for the updates a control move
-            sends. True: a palette PNG of about a third of the bytes (``compact_png``, 15-40 ms more), for the
-            first picture, the one a notebook stores.
+            False: every pixel exact, written by Pillow at zlib level ``UPDATE_PNG_LEVEL``, for the updates a
+            control move sends. True: a palette PNG of about a third of the bytes (``compact_png``, 15-40 ms more),
+            for the first picture, the one a notebook stores.
         """
         canvas = self.fig.canvas  # the figure's own text-caching Agg canvas, at fig.dpi
         if self._layers is None:
@@ -500,7 +505,14 @@ class Dashboard:
         else:  # a cached background, and the artists after the first dynamic one drawn over it
             self._layers.render(canvas, self.background_key(**self.values))
         pixels = np.asarray(canvas.buffer_rgba())  # (H, W, 4)
-        return compact_png(pixels, optimize=False) if compact else quick_png(pixels)
+        if compact:
+            return compact_png(pixels, optimize=False)
+        picture = Image.fromarray(pixels)
+        if pixels[..., 3].min() == 255:
+            picture = picture.convert("RGB")  # opaque (every dashboard): a quarter fewer bytes to compress
+        buffer = io.BytesIO()
+        picture.save(buffer, format="PNG", compress_level=UPDATE_PNG_LEVEL)
+        return buffer.getvalue()
 
     def show(self):
         """Display the controls, then the figure (an ``<img alt>`` + PNG output that updates in place).
