@@ -428,15 +428,38 @@ def blocking(summary):
 
 
 # ------------------------------------------------------------------------------------------ questions
-def answer_myths(page, panel, timeout_ms=15_000):
+def answer_myths(page, panel, timeout_ms=15_000, redraw=None):
     """Every *Myth or fact?* question (``.course-myth``): its verdict must be empty before a choice and appear,
-    in words, after the first button is pressed. Returns (questions found, problems)."""
+    in words, after the first button is pressed. Returns (questions found, problems).
+
+    ``redraw(question)``, when given, is what a learner does when a card's view came out incomplete (its verdict
+    part missing after ``timeout_ms``: seen once in classic Notebook, under ipywidgets 7): run its cell again. It is
+    tried once, and said in the problems' place only if the card is still incomplete after it; ``redrawn`` counts
+    the cards it was needed for (the caller prints it)."""
     questions = panel.locator(".course-myth")
     problems = []
+    answer_myths.redrawn = 0
     for n in range(questions.count()):
         question = questions.nth(n)
         question.scroll_into_view_if_needed()
         verdict = question.locator(".course-myth-verdict")
+        try:
+            verdict.wait_for(state="attached", timeout=timeout_ms)
+        except Exception:  # playwright's TimeoutError: the card's view is incomplete
+            html = question.inner_html()[:300]
+            if redraw is None:
+                problems.append(f"myth question {n + 1}: its verdict part never rendered: {html!r}")
+                continue
+            redraw(question)
+            answer_myths.redrawn += 1
+            question = questions.nth(n)
+            verdict = question.locator(".course-myth-verdict")
+            try:
+                verdict.wait_for(state="attached", timeout=timeout_ms)
+            except Exception:
+                problems.append(f"myth question {n + 1}: its verdict part never rendered, not even after its cell "
+                                f"ran again: {html!r}")
+                continue
         if verdict.inner_text().strip():
             problems.append(f"myth question {n + 1}: the verdict shows before any choice: {verdict.inner_text()[:80]!r}")
         question.locator(".course-myth-choice button").first.click()

@@ -122,6 +122,21 @@ def run_all(page, timeout_ms=300_000):
     return [prompt for *_, prompt, _ in page.evaluate(_PROMPTS)]
 
 
+def run_cell_of(element, timeout_ms=60_000):
+    """Run again the code cell that holds ``element`` (a locator), as a learner whose widget came out incomplete
+    would (Shift+Enter on it), and wait until it has run and the kernel is idle."""
+    index = element.evaluate("""(el) => {
+        const cell = el.closest('.cell');
+        return Jupyter.notebook.get_cells().findIndex(c => c.element[0] === cell);
+    }""")
+    page = element.page
+    page.evaluate("(i) => Jupyter.notebook.execute_cells([i])", index)
+    page.wait_for_function(
+        """(i) => Jupyter.notebook.get_cell(i).input_prompt_number !== '*'
+                 && !!document.querySelector('#kernel_indicator_icon.kernel_idle_icon')""",
+        arg=index, timeout=timeout_ms, polling=100)
+
+
 def cell_errors(page):
     """What each code cell raised or wrote as a traceback: [(cell index, text)], from the outputs' models."""
     return page.evaluate("""() => {

@@ -57,6 +57,7 @@ from classic_helpers import (  # noqa: E402
     operate_dashboard,
     printed,
     run_all,
+    run_cell_of,
     screenshot,
     shut_down_kernels,
     wait_for_dashboards,
@@ -202,8 +203,9 @@ def test_notebook_runs_and_every_control_redraws_in_classic_notebook(classic, no
             assert reached.get("slider"), f"{name}: no slider reached in its {expected} dashboard(s)"
 
         started = time.monotonic()
-        myths, found = answer_myths(page, page)
+        myths, found = answer_myths(page, page, redraw=run_cell_of)
         problems += [f"{name}: {problem}" for problem in found]
+        redrawn = answer_myths.redrawn
         expected_myths = cells_calling(notebook, "MythOrFact(")
         if myths != expected_myths:
             problems.append(f"{name}: {myths} myth cards on the page, the notebook makes {expected_myths}")
@@ -241,7 +243,8 @@ def test_notebook_runs_and_every_control_redraws_in_classic_notebook(classic, no
     line = (f"{notebook.name}: " + ", ".join(f"{k} {v:.1f} s" for k, v in timings.items())
             + f" (total {sum(timings.values()):.1f} s); dashboards {cells.count()}, controls reached {reached}, "
             f"actions {len(keys)} ({', '.join(sorted(set(keys)))}), focus lost after {focus_lost} toggle button presses "
-            f"(ipywidgets 7 draws them anew); myth cards {myths}; inventory "
+            f"(ipywidgets 7 draws them anew); myth cards {myths}"
+            + (f" ({redrawn} drawn incomplete, whole after their cell ran again)" if redrawn else "") + "; inventory "
             f"{'-' if inventory is None else f'{inventory[0]} questions, {inventory[1]} feedback'}"
             + (f"; first cell: {install_note.splitlines()[0][:120]}" if install_note else ""))
     classic.lines.append(line)
