@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -131,6 +132,12 @@ def test_a_stamp_older_than_the_lock_or_missing_is_a_problem(fake_env):
     os.utime(lock, (1_700_000_100, 1_700_000_100))
     stale = doctor.diagnose_stamp(fake_env, lock)
     assert not stale.ok and "requirements.lock changed" in stale.message and "`make env`" in stale.fix
+    assert re.search(r"changed \(\d{4}-\d\d-\d\d \d\d:\d\d\) after the environment was built \(", stale.message)
+    os.utime(stamp, (1_700_000_000, 1_700_000_000))  # 22:13:20 UTC
+    os.utime(lock, (1_700_000_030, 1_700_000_030))   # 22:13:50 UTC: the same minute, so the seconds tell them apart
+    close = doctor.diagnose_stamp(fake_env, lock).message
+    times = re.findall(r"\((\d{4}-\d\d-\d\d [\d:]+)\)", close)
+    assert len(times) == 2 and times[0] != times[1] and all(t.count(":") == 2 for t in times), close
     os.utime(stamp, (1_700_000_200, 1_700_000_200))
     assert doctor.diagnose_stamp(fake_env, lock).ok
 

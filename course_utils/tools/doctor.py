@@ -956,8 +956,12 @@ def diagnose_stamp(env: CourseEnv, lock_path) -> Finding:
         return _problem(name, f"{env.show(env.venv)} was never completed by `{make_env}` for {lock_path.name} "
                         f"(no {env.show(stamp)})", f"`{make_env}`")
     if lock_path.exists() and stamp.stat().st_mtime < lock_path.stat().st_mtime:
+        # To the minute; to the second when both fall in the same minute (else "changed (00:55) after ... (00:55)").
+        same_minute = int(stamp.stat().st_mtime // 60) == int(lock_path.stat().st_mtime // 60)
+        shape = "%Y-%m-%d %H:%M:%S" if same_minute else "%Y-%m-%d %H:%M"
+
         def when(p):
-            return time.strftime("%Y-%m-%d %H:%M", time.localtime(p.stat().st_mtime))
+            return time.strftime(shape, time.localtime(p.stat().st_mtime))
         return _problem(name, f"{lock_path.name} changed ({when(lock_path)}) after the environment was built "
                         f"({when(stamp)})", f"`{make_env}` (it reinstalls exactly the lock)")
     return _ok(name, f"built by `{make_env}` after {lock_path.name} last changed")
