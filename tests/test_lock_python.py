@@ -47,8 +47,25 @@ def test_every_lock_keeps_the_constraints(lock):
     assert broken == [], f"{lock} breaks requirements-constraints.txt: {broken}"
 
 
-def test_the_lock_tool_applies_the_constraints():
-    assert '"requirements-constraints.txt"' in (ROOT / "tools" / "lock.py").read_text(encoding="utf-8")
+def test_the_lock_tool_applies_the_constraints(monkeypatch):
+    """Every pip install tools/lock.py runs is constrained by requirements-constraints.txt (its commands recorded,
+    nothing installed)."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import lock
+
+    commands = []
+
+    def run(command, **kwargs):
+        commands.append([str(part) for part in command])
+        return subprocess.CompletedProcess(command, 0, stdout="", stderr="")
+
+    monkeypatch.setattr(lock.subprocess, "run", run)
+    lock.resolve(sys.executable, keep=[])
+    installs = [command for command in commands if "install" in command]
+    assert len(installs) == 2, commands
+    for command in installs:
+        constraints = [command[i + 1] for i, part in enumerate(command) if part == "-c"]
+        assert str(CONSTRAINTS) in constraints, command
 
 
 @pytest.mark.parametrize("lock", sorted(OLDEST))
