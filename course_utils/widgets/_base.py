@@ -34,7 +34,6 @@ every move; the same pixels).
 Issue 23 asks an update (draw + PNG) to take at most 0.5x the time of re-creating and
 rendering a simple figure; ``make bench`` (benchmarks/widgets.py) measures both, before and after.
 """
-import io
 import math
 import re
 import time
@@ -43,9 +42,8 @@ import ipywidgets
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
-from PIL import Image
 
-from course_utils.alt_text import compact_png, description, picture_bundle, plain
+from course_utils.alt_text import compact_png, description, exact_png, picture_bundle, plain
 from course_utils.widgets._handle_names import SliderHandleNames, slider_names
 from course_utils.widgets._render import LAYERS_SUPPORTED, Layers, TextCachingCanvas
 
@@ -505,14 +503,7 @@ class Dashboard:
         else:  # a cached background, and the artists after the first dynamic one drawn over it
             self._layers.render(canvas, self.background_key(**self.values))
         pixels = np.asarray(canvas.buffer_rgba())  # (H, W, 4)
-        if compact:
-            return compact_png(pixels, optimize=False)
-        picture = Image.fromarray(pixels)
-        if pixels[..., 3].min() == 255:
-            picture = picture.convert("RGB")  # opaque (every dashboard): a quarter fewer bytes to compress
-        buffer = io.BytesIO()
-        picture.save(buffer, format="PNG", compress_level=UPDATE_PNG_LEVEL)
-        return buffer.getvalue()
+        return compact_png(pixels, optimize=False) if compact else exact_png(pixels, level=UPDATE_PNG_LEVEL)
 
     def show(self):
         """Display the controls, then the figure (an ``<img alt>`` + PNG output that updates in place).
