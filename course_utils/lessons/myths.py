@@ -106,7 +106,7 @@ CLAIMS = (
         "Softmax keeps the order of the scores. Across two different rows, weights are not comparable by score "
         "alone, because each row is normalised on its own.",
         myth="Perhaps you had two different rows in mind, where it does fail: the demonstration below gives the same "
-             "score 3.0 a large weight among small scores and a third of the weight among equal ones. Within one "
+             "score 3.0 a large weight among small scores and about a third of it among nearly equal ones. Within one "
              "row, $e^{s}$ grows with $s$ and every weight shares one normaliser, so the order is kept, as moving "
              "the scores in section 6 shows.",
         fact="Within one row, $e^{s}$ grows with $s$ and all the weights share one denominator. Only across rows "
