@@ -144,6 +144,23 @@ class Server:
 
 
 # ------------------------------------------------------------------------------------------ a notebook's life
+def wait_until(page, predicate, arg=None, timeout_ms=30_000, polling_ms=POLL_MS):
+    """Wait until ``predicate`` (JavaScript, called with ``arg``; it may be ``async``) gives a truthy value; return it.
+
+    Playwright's ``wait_for_function`` does not await a predicate's promise: an ``async`` predicate returns a promise,
+    which is truthy, so that wait ends at once (a classic Notebook run once counted 0 dashboards right after such a
+    "wait"). ``page.evaluate`` does await, so this polls it. Raises ``TimeoutError`` after ``timeout_ms``.
+    """
+    deadline = time.monotonic() + timeout_ms / 1000
+    while True:
+        value = page.evaluate(predicate, arg)
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"still false after {timeout_ms / 1000:.0f} s: {predicate.strip()[:120]}")
+        time.sleep(polling_ms / 1000)
+
+
 def wait_idle(page, timeout_ms=120_000):
     """Wait until the current notebook's kernel is connected and idle (the toolbar's indicator says "idle"
     while the kernel is still initialising, so ask the session itself)."""

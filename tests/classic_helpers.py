@@ -27,7 +27,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from browser_helpers import TOKEN, Frontend, Server, free_port, settle_and_screenshot
+from browser_helpers import TOKEN, Frontend, Server, free_port, settle_and_screenshot, wait_until
 
 POLL_MS = 50
 #: Classic Notebook as browser_helpers describes a frontend (its keys are the ones measured here, see above).
@@ -183,7 +183,7 @@ def dashboard_cells(page):
 def wait_for_dashboards(page, count, timeout_ms=30_000):
     """Wait until ``count`` dashboard cells each show every control of their box (ipywidgets 7 draws a box's
     children one by one, after the box: as many as the box's model holds) and a decoded picture below them."""
-    page.wait_for_function("""async (count) => {
+    wait_until(page, """async (count) => {
         const cells = Jupyter.notebook.get_cells().filter(c => c.element[0].querySelector('.course-dashboard'));
         if (cells.length < count) { return false; }
         const manager = Jupyter.notebook.kernel.widget_manager;
@@ -199,7 +199,7 @@ def wait_for_dashboards(page, count, timeout_ms=30_000):
             }
         }
         return true;
-    }""", arg=count, timeout=timeout_ms, polling=POLL_MS)
+    }""", count, timeout_ms)
 
 
 _PICTURE = """(cell) => { const img = cell.querySelector('.output_area img');

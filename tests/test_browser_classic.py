@@ -148,6 +148,51 @@ def test_the_frontend_is_classic_notebook_with_ipywidgets_7(classic):
     assert loaded.get("jupyter-js-widgets/extension") is True, f"ipywidgets 7's nbextension is not enabled: {loaded}"
 
 
+#: A stand-in for classic Notebook's page: ``Jupyter.notebook`` with no cell, then (after ``later`` ms, if given) one
+#: cell showing a dashboard box of one control, its picture, and a widget manager whose ``get_model`` is async.
+_FAKE_CLASSIC_PAGE = """(later) => {
+    const cells = [];
+    const model = {get: (key) => key === '_dom_classes' ? ['course-dashboard'] : ['IPY_MODEL_slider']};
+    window.Jupyter = {notebook: {get_cells: () => cells,
+                                 kernel: {widget_manager: {get_model: async (id) => model}}}};
+    if (later === null) { return; }
+    setTimeout(() => {
+        const element = document.createElement('div');
+        element.innerHTML = '<div class="output_area"><div class="course-dashboard"><span></span></div>'
+            + '<img src="data:image/gif;base64,R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7" ></div>';
+        document.body.appendChild(element);
+        cells.push({element: [element], output_area: {outputs: [
+            {data: {'application/vnd.jupyter.widget-view+json': {model_id: 'box'}}}]}});
+    }, later);
+}"""
+
+
+def test_waiting_for_dashboards_waits_until_they_show():
+    """The report: a clean-clone run counted 0 dashboards in 01 right after ``wait_for_dashboards`` (Playwright's
+    ``wait_for_function`` takes an async predicate's promise for a truthy value and returns at once)."""
+    skip_or_fail(_missing_browser_reason(), WHAT)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = chromium.new_page()
+            page.set_content("<body></body>")
+            page.evaluate(_FAKE_CLASSIC_PAGE, 600)
+            started = time.monotonic()
+            wait_for_dashboards(page, 1, timeout_ms=10_000)
+            waited = time.monotonic() - started
+            assert page.locator(".course-dashboard").count() == 1, f"returned after {waited:.2f} s with no dashboard"
+            assert waited >= 0.5, f"returned after {waited:.2f} s, before the dashboard was drawn (600 ms)"
+
+            page.set_content("<body></body>")
+            page.evaluate(_FAKE_CLASSIC_PAGE, None)  # never a dashboard
+            with pytest.raises(TimeoutError):
+                wait_for_dashboards(page, 1, timeout_ms=500)
+        finally:
+            chromium.close()
+
+
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[nb.stem for nb in NOTEBOOKS])
 def test_notebook_runs_and_every_control_redraws_in_classic_notebook(classic, notebook):
     page, server = classic.page, classic.server
