@@ -167,30 +167,26 @@ _FAKE_CLASSIC_PAGE = """(later) => {
 }"""
 
 
-def test_waiting_for_dashboards_waits_until_they_show():
+def test_waiting_for_dashboards_waits_until_they_show(classic):
     """The report: a clean-clone run counted 0 dashboards in 01 right after ``wait_for_dashboards`` (Playwright's
-    ``wait_for_function`` takes an async predicate's promise for a truthy value and returns at once)."""
-    skip_or_fail(_missing_browser_reason(), WHAT)
-    from playwright.sync_api import sync_playwright
+    ``wait_for_function`` takes an async predicate's promise for a truthy value and returns at once). A page of its
+    own in the module's browser (one sync Playwright at a time)."""
+    page = classic.page.context.new_page()
+    try:
+        page.set_content("<body></body>")
+        page.evaluate(_FAKE_CLASSIC_PAGE, 600)
+        started = time.monotonic()
+        wait_for_dashboards(page, 1, timeout_ms=10_000)
+        waited = time.monotonic() - started
+        assert page.locator(".course-dashboard").count() == 1, f"returned after {waited:.2f} s with no dashboard"
+        assert waited >= 0.5, f"returned after {waited:.2f} s, before the dashboard was drawn (600 ms)"
 
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            page = chromium.new_page()
-            page.set_content("<body></body>")
-            page.evaluate(_FAKE_CLASSIC_PAGE, 600)
-            started = time.monotonic()
-            wait_for_dashboards(page, 1, timeout_ms=10_000)
-            waited = time.monotonic() - started
-            assert page.locator(".course-dashboard").count() == 1, f"returned after {waited:.2f} s with no dashboard"
-            assert waited >= 0.5, f"returned after {waited:.2f} s, before the dashboard was drawn (600 ms)"
-
-            page.set_content("<body></body>")
-            page.evaluate(_FAKE_CLASSIC_PAGE, None)  # never a dashboard
-            with pytest.raises(TimeoutError):
-                wait_for_dashboards(page, 1, timeout_ms=500)
-        finally:
-            chromium.close()
+        page.set_content("<body></body>")
+        page.evaluate(_FAKE_CLASSIC_PAGE, None)  # never a dashboard
+        with pytest.raises(TimeoutError):
+            wait_for_dashboards(page, 1, timeout_ms=500)
+    finally:
+        page.close()
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[nb.stem for nb in NOTEBOOKS])
