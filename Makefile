@@ -79,7 +79,7 @@ test-mine: $(DEV_STAMP)
 # Exit code 1 and the exact fixes when something is wrong (same checks as notebook 00).
 .PHONY: doctor
 doctor: $(STAMP)
-	$(PY) -m course_utils.tools.doctor
+	$(PY) tools/doctor.py
 
 # The environment: a venv holding exactly the lock, plus course_utils (editable); installed by uv when it can be
 # had (pinned in tools/install_env.py), else by pip; INSTALLER=pip forces pip. Stamps: the doctor reads them.
@@ -103,29 +103,29 @@ $(OVERRIDES): $(STAMP) tools/jupyter_settings.py
 	$(PY) tools/jupyter_settings.py
 
 notebooks: $(STAMP)
-	$(PY) -m course_utils.tools.build $(BUILD_ARGS)
+	$(PY) tools/build.py $(BUILD_ARGS)
 
 # The solved notebooks as offline HTML pages in build/html/ (figures with their alt text, maths as MathML, no script),
 # for reading without Jupyter. HTML_ARGS: e.g. --out DIR or notebook names.
 .PHONY: html
 html: $(DEV_STAMP)
-	$(PY) -m course_utils.tools.html $(HTML_ARGS)
+	$(PY) tools/html_pages.py $(HTML_ARGS)
 
 solutions: $(DEV_STAMP)
-	$(PY) -m course_utils.tools.build --execute-solutions
+	$(PY) tools/build.py --execute-solutions
 
 # make reset NB=01: restore the original learner notebook 01; your copy is kept first in
 # backups/notebooks/ (its name carries the date and time; earlier backups are never overwritten).
 .PHONY: reset
 reset: $(STAMP)
-	$(PY) -m course_utils.tools.reset $(call quote,$(NB))
+	$(PY) tools/reset.py $(call quote,$(NB))
 
 # make update: bring in the newest course (git pull or a download) without losing a line you wrote: every
 # notebook you changed is backed up first and kept; then the environment is brought up to the new lock.
 .PHONY: update
 update:
 	@test -x $(PY) || $(MAKE) -s --no-print-directory env
-	$(PY) -m course_utils.tools.update
+	$(PY) tools/update.py
 	@$(MAKE) -s --no-print-directory env
 
 # make hub-link HUB=https://hub.example.org [REPO=https://github.com/OWNER/REPO] [REF=workshop-1.0.0]: print the
@@ -133,20 +133,20 @@ update:
 # main; for a workshop, a branch made at a release tag: docs/instructor-guide.md). Needs only python3.
 .PHONY: hub-link
 hub-link:
-	@$(PYTHON) course_utils/tools/hub_link.py --hub $(call quote,$(HUB)) --repo $(call quote,$(REPO)) --ref $(call quote,$(REF))
+	@$(PYTHON) tools/hub_link.py --hub $(call quote,$(HUB)) --repo $(call quote,$(REPO)) --ref $(call quote,$(REF))
 
 # make inventory-report FILES="handed-in/": the concept inventory's answer files (notebooks 00 and 08) read back:
 # per-question rates before and after, the misconception to address, the class's normalised gain, one figure.
 .PHONY: inventory-report
 inventory-report: $(STAMP)
-	$(PY) -m course_utils.tools.inventory_report $(FILES)
+	$(PY) tools/inventory_report.py $(FILES)
 
 # LOCK_ARGS=--keep: re-resolve keeping every version the locks hold today (after editing requirements*.in).
 lock:
 	$(PYTHON) tools/lock.py $(LOCK_ARGS)
 
 clean-env:
-	$(PYTHON) course_utils/tools/clean_env.py $(call quote,$(VENV))
+	$(PYTHON) tools/clean_env.py $(call quote,$(VENV))
 
 # Maintainers: time and memory of course_utils attention against a naive loop and PyTorch (when installed),
 # dashboard update latency, notebook run times, and a room of learners on a real JupyterHub (benchmarks/hub.py: the

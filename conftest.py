@@ -1,8 +1,8 @@
 """Collect the docstring examples of course_utils, and every notebook in solutions/ and notebooks/.
 
-Docstring examples: each module of course_utils/ is collected as ``pytest --doctest-modules``
-would collect it, and only those modules (not the test modules, the benchmarks or tools/), so a
-plain ``pytest`` (testpaths in pyproject.toml) or ``pytest course_utils`` runs them. Each runs
+Docstring examples: each module of course_utils/ and each tool of tools/ is collected as ``pytest
+--doctest-modules`` would collect it, and only those modules (not the test modules or the benchmarks), so a
+plain ``pytest`` (testpaths in pyproject.toml) or ``pytest course_utils tools`` runs them. Each runs
 with numpy's default print options, whatever a test or an earlier example set, and an example
 that sets print options changes them for its own docstring only.
 
@@ -46,6 +46,10 @@ from nbval.kernel import CURRENT_ENV_KERNEL_NAME, NbvalKernelspecManager, Runnin
 from nbval.plugin import IPyNbCell, IPyNbFile
 
 ROOT = Path(__file__).resolve().parent
+TOOLS = ROOT / "tools"
+# The tools of tools/ are scripts run by their path (`python tools/build.py`); the tests import them as the scripts
+# import each other: by their file name (`import build`), with tools/ on sys.path.
+sys.path.insert(0, str(TOOLS))
 PACKAGE = ROOT / "course_utils"
 SOLUTIONS = ROOT / "solutions"
 LEARNER = ROOT / "notebooks"
@@ -87,7 +91,7 @@ def pytest_unconfigure(config):
 def fake_env(tmp_path):
     """A course folder with a .venv, as the doctor sees it (nothing installed: only the paths matter); for
     tests/test_doctor.py and tests/test_launcher_messages.py."""
-    from course_utils.tools.doctor import CourseEnv
+    from course_utils.doctor import CourseEnv
 
     (tmp_path / "course_utils").mkdir()
     (tmp_path / "course_utils" / "__init__.py").write_text("")
@@ -191,7 +195,7 @@ def pytest_collect_file(file_path: Path, parent):
     opt = parent.config.option
     if opt.mine:
         return LearnersOwnNotebook.from_parent(parent, path=file_path) if file_path.suffix == ".ipynb" else None
-    if file_path.suffix == ".py" and PACKAGE in file_path.parents:
+    if file_path.suffix == ".py" and (PACKAGE in file_path.parents or file_path.parent == TOOLS):
         return package_doctests(file_path, parent)
     if opt.nbval or opt.nbval_lax:  # nbval's own collector is on: leave it to nbval
         return None
@@ -201,7 +205,7 @@ def pytest_collect_file(file_path: Path, parent):
 
 
 def package_doctests(file_path: Path, parent):
-    """The docstring examples of one course_utils module, as --doctest-modules collects them."""
+    """The docstring examples of one module of course_utils or tools/, as --doctest-modules collects them."""
     doctest_plugin = parent.config.pluginmanager.getplugin("doctest")
     if doctest_plugin is None or parent.config.option.doctestmodules:  # off, or pytest collects them itself
         return None

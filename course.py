@@ -328,8 +328,15 @@ def open_course(frontend: str, venv: Path, extra) -> int:
 
 def _module(venv: Path, module: str, args) -> int:
     """The venv's Python runs ``-m module args`` in the course's folder; its exit code."""
+    return _script(venv, "-m", module, args)
+
+
+def _script(venv: Path, *program_and_args) -> int:
+    """The venv's Python runs ``program_and_args`` (a tool's path, or ``-m`` and a module, then the last item: its
+    arguments) in the course's folder; its exit code."""
+    *program, args = program_and_args
     try:
-        _call([install_env.venv_python(venv.resolve()), "-m", module] + list(args))
+        _call([install_env.venv_python(venv.resolve()), *program] + list(args))
     except CommandFailed as failed:
         return failed.code
     return 0
@@ -352,17 +359,17 @@ def cmd_lab(opts, extra):
 
 def cmd_doctor(opts, extra):
     ensure_env(opts.venv, settings=False, installer=opts.installer, compile=opts.compile)
-    return _module(opts.venv, "course_utils.tools.doctor", extra)
+    return _script(opts.venv, TOOLS / "doctor.py", extra)
 
 
 def cmd_notebooks(opts, extra):
     ensure_env(opts.venv, settings=False, installer=opts.installer, compile=opts.compile)
-    return _module(opts.venv, "course_utils.tools.build", extra)
+    return _script(opts.venv, TOOLS / "build.py", extra)
 
 
 def cmd_reset(opts, extra):
     ensure_env(opts.venv, settings=False, installer=opts.installer, compile=opts.compile)
-    return _module(opts.venv, "course_utils.tools.reset", extra)
+    return _script(opts.venv, TOOLS / "reset.py", extra)
 
 
 def cmd_update(opts, extra):
@@ -370,7 +377,7 @@ def cmd_update(opts, extra):
     the course may have changed its lock (make update)."""
     if not install_env.venv_python(opts.venv).exists():
         ensure_env(opts.venv, installer=opts.installer, compile=opts.compile)
-    code = _module(opts.venv, "course_utils.tools.update", extra)
+    code = _script(opts.venv, TOOLS / "update.py", extra)
     if code == 0:
         ensure_env(opts.venv, installer=opts.installer, compile=opts.compile)
     return code
@@ -393,9 +400,9 @@ def cmd_test(opts, extra):
 
 
 def cmd_clean_env(opts, extra):
-    """course_utils/tools/clean_env.py (standard library only: the environment may be broken) with this Python."""
+    """tools/clean_env.py (standard library only: the environment may be broken) with this Python."""
     try:
-        _call([sys.executable, Path("course_utils") / "tools" / "clean_env.py", opts.venv])
+        _call([sys.executable, TOOLS / "clean_env.py", opts.venv])
     except CommandFailed as failed:
         return failed.code
     return 0

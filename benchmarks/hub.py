@@ -5,7 +5,7 @@ DummyAuthenticator, nbgitpuller; the course served by git's smart HTTP from a ba
 ``--learners`` learners at once (a thread each, started ``--stagger`` seconds apart). Each does what a learner's
 browser does, with requests and websocket-client instead of a browser (a browser per learner is too heavy here):
 
-1. **minute one**: opens the link ``make hub-link`` prints (course_utils/tools/hub_link.py), logs in on the hub's
+1. **minute one**: opens the link ``make hub-link`` prints (tools/hub_link.py), logs in on the hub's
    form, waits on the spawn-pending page's progress stream, lands on nbgitpuller's page and reads its pull stream
    (the clone) to the end, loads JupyterLab's page and what a browser fetches for it (recorded once from a learner
    in headless Chromium before the room, replayed), opens notebook 00 (a session and its kernel) and runs it cell by
@@ -604,8 +604,7 @@ def start_room(scratch):
     sys.path.insert(0, str(ROOT / "tests"))
     sys.path.insert(0, str(ROOT))
     import hub_helpers
-
-    from course_utils.tools.hub_link import hub_link
+    from hub_link import hub_link
 
     reason = hub_helpers.missing()
     if reason:

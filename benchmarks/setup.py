@@ -75,7 +75,7 @@ def status_ok(port: int, token: str) -> bool:
         return False
 
 
-FIRST_CELL = ("import numpy as np\nimport course_utils as cu\nfrom course_utils.tools import doctor\n"
+FIRST_CELL = ("import numpy as np\nimport course_utils as cu\nfrom course_utils import doctor\n"
               "import matplotlib, ipywidgets, matplotlib.pyplot as plt")
 COMPILE_WAIT = 300  # seconds at most for the background compilation after JupyterLab answered
 

@@ -10,7 +10,10 @@ The package is arranged by who it serves (the module map, one line per module: d
 - ``lessons``: every toy input (``lessons.data``) and the helpers one lesson needs;
 - ``widgets`` and ``checks``: the dashboards and the exercise checkers, one module per notebook topic
   (``row`` 01, ``qkv`` 02, ``masks`` 03, ``heads`` 04, ``reading`` 05, ``learned`` 06, ``scale`` 07);
-- ``tools``: what knows the repository checkout (``build``, ``reset``, ``doctor``).
+- ``doctor``: the setup check of notebook 00 (``make doctor`` runs it too); ``safe_files``: how the course writes
+  a file (the concept inventory's answers).
+
+What knows the repository checkout (build, update, reset, ...) is not here: it is the root folder ``tools/``.
 
 Subpackages and the modules that need matplotlib or ipywidgets load on first use
 (``import course_utils as cu; cu.plots.attention_heatmap(...)``, ``cu.lessons.data.TICKET``).
@@ -45,7 +48,7 @@ __all__ = [
 ]
 
 #: Modules and subpackages loaded on first attribute access (``cu.plots``, ``cu.lessons``, ...).
-LAZY_MODULES = ("plots", "style", "lessons", "widgets", "checks", "tools")
+LAZY_MODULES = ("plots", "style", "lessons", "widgets", "checks")
 
 
 def __getattr__(name):

@@ -12,11 +12,10 @@ import os
 import subprocess
 from pathlib import Path
 
+import build as B
 import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
-
-from course_utils.tools import build as B
 
 MAINTAINER = {
     "GIT_AUTHOR_NAME": "Course maintainer", "GIT_AUTHOR_EMAIL": "maintainer@course.example",

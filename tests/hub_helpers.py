@@ -24,7 +24,7 @@ A benchmark's use (the test's is the same, with a browser per learner)::
     served = serve_course(git.repository("self-attention-hands-on"), scratch / "serve")  # {"first", "head", ...}
     hub = Hub(scratch / "hub", hub_environment(scratch / "hub-env"), start_timeout=300, http_timeout=240).start()
     try:
-        link = course_utils.tools.hub_link.hub_link(hub.url, git.url("self-attention-hands-on"))
+        link = hub_link.hub_link(hub.url, git.url("self-attention-hands-on"))
         ...  # hub.user_token(name), hub.api("POST", f"users/{name}/server"), hub.processes(), ...
     finally:
         hub.stop()

@@ -1,10 +1,12 @@
-"""The module map (docs/architecture.md) lists every module of course_utils, and the tree keeps its rules.
+"""The module map (docs/architecture.md) lists every module of course_utils and every tool of tools/, and the tree
+keeps its rules.
 
-- every .py file under course_utils/ has a line in the map, and every module in the map exists;
+- every .py file under course_utils/ and tools/ has a line in the map, and every module in the map exists;
 - no module imports another module's underscore *names* (a package's private modules, such as
   ``course_utils.checks._framework``, are imported by name; their contents are not private to them);
-- the top level holds only the reference, its private helpers, ``plots``, ``style`` and ``alt_text``, and the
-  subpackages.
+- the top level holds only the reference, its private helpers, ``plots``, ``style`` and ``alt_text``, the setup
+  check notebook 00 runs (``doctor``), the safe file writes of the inventory form and the tools (``safe_files``),
+  and the subpackages.
 """
 import ast
 import re
@@ -12,18 +14,21 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "course_utils"
+TOOLS = ROOT / "tools"
 MAP = ROOT / "docs" / "architecture.md"
 
 
 def modules():
-    return sorted(p.relative_to(ROOT).as_posix() for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts)
+    found = [*PACKAGE.rglob("*.py"), *TOOLS.glob("*.py")]
+    return sorted(p.relative_to(ROOT).as_posix() for p in found if "__pycache__" not in p.parts)
 
 
 def mapped():
-    """Module paths named in the map's tables (`course_utils/x.py` or, inside a subpackage table, `sub/x.py`)."""
+    """Module paths named in the map's tables (`course_utils/x.py`, `tools/x.py` for the root tools/ folder, or,
+    inside a subpackage table, `sub/x.py`)."""
     names = set()
     for cell in re.findall(r"^\| `([\w/]+\.py)` \|", MAP.read_text(), re.M):
-        names.add(cell if cell.startswith("course_utils/") else f"course_utils/{cell}")
+        names.add(cell if cell.startswith(("course_utils/", "tools/")) else f"course_utils/{cell}")
     return names
 
 
@@ -68,7 +73,7 @@ def test_the_top_level_holds_the_reference_and_the_subpackages():
     top = sorted(p.name for p in PACKAGE.iterdir() if p.name != "__pycache__" and not p.name.endswith(".egg-info"))
     assert top == sorted([
         "__init__.py", "_blas.py", "_validate.py", "attention.py", "blockwise.py", "masks.py", "multihead.py",
-        "softmax.py", "plots.py", "style.py", "alt_text.py", "lessons", "widgets", "checks", "tools",
+        "softmax.py", "plots.py", "style.py", "alt_text.py", "doctor.py", "safe_files.py", "lessons", "widgets", "checks",
     ])
 
 

@@ -1,4 +1,4 @@
-"""Tests for course_utils.tools.build, the learner-notebook generator.
+"""Tests for tools/build.py, the learner-notebook generator.
 
 All in tmp_path: small notebooks, and copies of the real solved notebook 01 and of a learner notebook
 from git history (tests/data/).
@@ -11,11 +11,10 @@ import re
 import shutil
 from pathlib import Path
 
+import build as B
 import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
-
-from course_utils.tools import build as B
 
 SOLVED_FUNCTION = '''\
 import numpy as np
@@ -231,20 +230,17 @@ def with_fingerprint(nb, value):
 
 
 def test_versions():
-    assert B.FINGERPRINT_VERSION == 1 and B.FINGERPRINT_VERSIONS == (1,)
     nb = solved_notebook()
-    assert B.fingerprint(nb) == B.fingerprint(nb, version=1) == "v1:" + B._body_v1(nb)
-    with pytest.raises(ValueError, match="no fingerprint format version 2"):
-        B.fingerprint(nb, version=2)
+    assert B.fingerprint(nb) == f"v{B.FINGERPRINT_VERSION}:" + B._body(nb) and B.FINGERPRINT_VERSION == 1
     body = "sha256:" + "ab" * 32
-    assert B.parse_fingerprint(body) == (1, body) == B.parse_fingerprint("v1:" + body)
+    assert B.parse_fingerprint(body) == body == B.parse_fingerprint("v1:" + body)
 
 
 def test_old_learner_notebook_unedited_is_not_edited():
     old = old_learner()
     recorded = old.metadata["course_build"]["fingerprint"]
     assert re.fullmatch(r"sha256:[0-9a-f]{64}", recorded)  # no version: it reads as version 1
-    assert B.parse_fingerprint(recorded) == (1, recorded)
+    assert B.parse_fingerprint(recorded) == recorded
     assert B.has_learner_edits(old) is False
     assert B.has_learner_edits(learner_ran(old)) is False  # running and saving is not an edit
 
@@ -321,8 +317,8 @@ def test_notebook_generated_before_versions_with_unchanged_cells_is_updated(cour
 
 
 @pytest.mark.parametrize("recorded, why", [
-    ("v2:sha256:" + "0" * 64, "has format version 2, which this course_utils does not know (it reads version 1)"),
-    ("v99:blake3:abc", "has format version 99, which this course_utils does not know"),
+    ("v2:sha256:" + "0" * 64, "has format version 2, which this course does not know (it reads version 1)"),
+    ("v99:blake3:abc", "has format version 99, which this course does not know"),
     ("sha256:not-hex", "is not a valid version 1 fingerprint"),
     ("v1:md5:" + "0" * 32, "is not a valid version 1 fingerprint"),
     (42, "is not a string"),
@@ -355,31 +351,6 @@ def test_build_leaves_a_notebook_of_an_unknown_version_alone_and_says_why(course
     assert result.status == "overwritten" and "unreadable fingerprint" in result.message
     assert result.backup.read_bytes() == before
     assert B.read_notebook(path).cells[3].source == "x = 42"
-
-
-def test_a_future_format_keeps_recognising_notebooks_of_earlier_ones(course, monkeypatch):
-    """The guarantee versions give: when a version 2 is written, version 1 notebooks (with or without
-    "v1:") whose cells are unchanged still update, edited ones are still kept."""
-    solutions, notebooks, backups = course
-    B.build(solutions, notebooks, backup_dir=backups)  # version 1
-    first, second = notebooks / "01-first.ipynb", notebooks / "02-second.ipynb"
-    unversioned = B.read_notebook(first).metadata["course_build"]["fingerprint"].removeprefix("v1:")
-    B.write_notebook(with_fingerprint(B.read_notebook(first), unversioned), first)
-    edit_cell(second, 3, "mine = 1")
-
-    def body_v2(nb):  # another payload: the same cells, another hash
-        return "sha512:" + B.hashlib.sha512(B._cells_json(nb).encode()).hexdigest()
-
-    monkeypatch.setitem(B._FORMATS, 2, (body_v2, re.compile(r"sha512:[0-9a-f]{128}")))
-    monkeypatch.setattr(B, "FINGERPRINT_VERSION", 2)
-    assert B.has_learner_edits(B.read_notebook(first)) is False
-    assert B.has_learner_edits(B.read_notebook(second)) is True
-
-    results = {r.name: r.status for r in B.build(solutions, notebooks, backup_dir=backups)}
-
-    assert results == {"01-first": "updated", "02-second": "skipped"}
-    assert B.read_notebook(first).metadata["course_build"]["fingerprint"].startswith("v2:sha512:")
-    assert B.has_learner_edits(B.read_notebook(first)) is False
 
 
 # ---------------------------------------------------------------------------------------------

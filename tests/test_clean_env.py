@@ -1,4 +1,4 @@
-"""`make clean-env` removes the course's own virtual environment and nothing else (course_utils/tools/clean_env.py)."""
+"""`make clean-env` removes the course's own virtual environment and nothing else (tools/clean_env.py)."""
 import os
 import re
 import subprocess
@@ -6,12 +6,14 @@ import sys
 import time
 from pathlib import Path
 
+import clean_env as C
 import pytest
 
-from course_utils.tools import clean_env as C
-
 ROOT = Path(__file__).resolve().parents[1]
-SCRIPT = ROOT / "course_utils" / "tools" / "clean_env.py"
+SCRIPT = ROOT / "tools" / "clean_env.py"
+#: A bare Python: no environment variables, no user site (``-I`` would also drop the script's folder from sys.path,
+#: which a tool run by its path imports its neighbour ``_checkout.py`` from, as any script does).
+BARE = ("-E", "-s")
 
 
 def a_venv(folder: Path) -> Path:
@@ -59,7 +61,7 @@ def test_a_missing_venv_is_nothing_to_remove(repo):
 def test_the_bare_script_refuses_an_exported_venv_outside_the_repository(tmp_path):
     """As `make clean-env` runs it, with VENV exported to a folder of the learner's: nothing is removed."""
     precious = a_venv(tmp_path / "my-env")
-    proc = subprocess.run([sys.executable, "-I", str(SCRIPT), str(precious)], capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, *BARE, str(SCRIPT), str(precious)], capture_output=True, text=True)
     assert proc.returncode == 1 and "not removing anything" in proc.stderr and "unset VENV" in proc.stderr
     assert (precious / "pyvenv.cfg").exists()
 
@@ -67,11 +69,12 @@ def test_the_bare_script_refuses_an_exported_venv_outside_the_repository(tmp_pat
 def test_the_bare_script_removes_the_course_venv(tmp_path):
     """A copy of the script in a repository of its own, as in a clone (stdlib only: no course_utils import)."""
     repo = tmp_path / "clone"
-    script = repo / "course_utils" / "tools" / "clean_env.py"
+    script = repo / "tools" / "clean_env.py"
     script.parent.mkdir(parents=True)
     script.write_bytes(SCRIPT.read_bytes())
+    (script.parent / "_checkout.py").write_bytes((SCRIPT.parent / "_checkout.py").read_bytes())
     venv = a_venv(repo / ".venv")
-    proc = subprocess.run([sys.executable, "-I", str(script), ".venv"], cwd=repo, capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, *BARE, str(script), ".venv"], cwd=repo, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert not venv.exists() and "Removed the environment" in proc.stdout
 

@@ -7,12 +7,13 @@ as a tool imports when it runs), and every ``importlib.import_module("name")`` w
 distribution with ``importlib.metadata.packages_distributions()`` of this environment (the dev environment, which
 holds them all).
 
-- What a learner's code path imports (the notebooks, the dashboards, the learner's tools) must be in
-  ``dependencies``; what only the maintainers' tools import (:data:`MAINTAINERS_ONLY`: ``make html``,
-  ``make solutions``) may be in the ``maintainers`` extra instead.
+- What course_utils imports (the notebooks, the dashboards, the checkers, the doctor) must be in ``dependencies``,
+  and everything there must be imported, but for :data:`DECLARED_NOT_IMPORTED` (each with its reason). The tools
+  of tools/ are not part of the package (they run from a checkout, on the locks' environment), so nothing of theirs
+  is declared here.
 - Every requirement has a lower bound, and no upper bound.
-- Both learner locks satisfy every bound of ``dependencies`` (with the dev locks: the extra's), so the locked
-  environments are ones the declared bounds allow.
+- Both learner locks satisfy every bound of ``dependencies``, so the locked environments are ones the declared
+  bounds allow.
 - Colab's own versions (tests/colab/requirements-colab.lock, pinned from Colab's published package set) satisfy
   every bound of ``dependencies``: a bound above them would make the course's first cell upgrade Colab's packages.
 """
@@ -35,14 +36,10 @@ else:  # Python 3.10: tomli is in requirements-py310.lock
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "course_utils"
-EXTRA = "maintainers"
-#: Where only the maintainers' tools import: {module path: function names, or None for the whole module}.
-MAINTAINERS_ONLY = {
-    "course_utils/tools/html.py": None,  # `make html`
-    "course_utils/tools/build.py": {"execute_solutions", "_current_env_kernel_manager_class"},  # `make solutions`
-}
-#: Learner locks, and the dev lock each is completed with.
-LOCKS = {"requirements.lock": "requirements-dev.lock", "requirements-py310.lock": "requirements-dev-py310.lock"}
+#: Declared although course_utils imports nothing of it: {distribution: why} (pyproject.toml says it too).
+DECLARED_NOT_IMPORTED = {"ipykernel": "the kernel: `pip install` alone must give an environment that runs the notebooks"}
+#: The learner locks.
+LOCKS = ("requirements.lock", "requirements-py310.lock")
 COLAB_LOCK = "tests/colab/requirements-colab.lock"
 
 
@@ -54,10 +51,9 @@ def project() -> dict:
     return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
 
 
-def requirements(extra: str | None = None) -> dict[str, Requirement]:
-    """{normalised name: requirement} of ``dependencies`` (or of the optional ``extra``)."""
-    lines = project()["dependencies"] if extra is None else project().get("optional-dependencies", {}).get(extra, [])
-    return {normalise(req.name): req for req in map(Requirement, lines)}
+def requirements() -> dict[str, Requirement]:
+    """{normalised name: requirement} of ``dependencies``."""
+    return {normalise(req.name): req for req in map(Requirement, project()["dependencies"])}
 
 
 def lock_pins(filename: str) -> dict[str, Version]:
@@ -104,9 +100,9 @@ class _Imports(ast.NodeVisitor):
         self.generic_visit(node)
 
 
-def third_party_imports() -> list[tuple[str, str, int, bool]]:
-    """(top-level module, file relative to the root, line, imported only by a maintainers' tool) for every import of
-    a module neither in the standard library nor course_utils itself, over every module of course_utils/."""
+def third_party_imports() -> list[tuple[str, str, int, str | None]]:
+    """(top-level module, file relative to the root, line, the function it is imported in or None) for every import
+    of a module neither in the standard library nor course_utils itself, over every module of course_utils/."""
     found = []
     for path in sorted(PACKAGE.rglob("*.py")):
         relative = path.relative_to(ROOT).as_posix()
@@ -115,50 +111,46 @@ def third_party_imports() -> list[tuple[str, str, int, bool]]:
         for module, line, function in visitor.found:
             if module in sys.stdlib_module_names or module in ("course_utils", "__future__"):
                 continue
-            scope = MAINTAINERS_ONLY.get(relative, ())
-            found.append((module, relative, line, scope is None or function in scope))
+            found.append((module, relative, line, function))
     return found
 
 
 def test_the_import_scan_sees_what_the_package_is_known_to_import():
-    # the scan itself: anywidget (a module-level import) and latex2mathml (inside a function of a maintainers' tool)
-    modules = {(module, maintainers) for module, _, _, maintainers in third_party_imports()}
-    assert ("anywidget", False) in modules and ("numpy", False) in modules
-    assert ("latex2mathml", True) in modules and ("latex2mathml", False) not in modules
+    # the scan itself: anywidget and numpy (module-level imports) and IPython inside alt_text's functions
+    found = {(module, path, function) for module, path, _, function in third_party_imports()}
+    assert ("anywidget", "course_utils/widgets/_handle_names.py", None) in found
+    assert any(module == "numpy" and function is None for module, _, function in found)
+    assert any(module == "IPython" and path == "course_utils/alt_text.py" and function for module, path, function in found)
+    assert not any(path.startswith("tools/") for _, path, _ in found)  # the tools are not part of the package
 
 
 def test_every_third_party_import_is_declared():
     distributions = packages_distributions()
-    core, extra = requirements(), requirements(EXTRA)
+    core = requirements()
     problems = []
-    for module, path, line, maintainers in third_party_imports():
+    for module, path, line, _ in third_party_imports():
         names = distributions.get(module)
         if not names:
             problems.append(f"{path}:{line}: `{module}` is imported but no installed distribution provides it here "
                             "(install the dev environment: make env-dev)")
             continue
-        declared = set(core) | (set(extra) if maintainers else set())
-        if not {normalise(name) for name in names} & declared:
-            where = (f"`dependencies` or the `{EXTRA}` extra" if maintainers else "`dependencies` (a learner's code "
-                     "path imports it; a maintainers'-only import goes under MAINTAINERS_ONLY of this test)")
+        if not {normalise(name) for name in names} & set(core):
             problems.append(f"{path}:{line}: `{module}` (distribution {', '.join(names)}) is not declared in "
-                            f"pyproject.toml's {where}")
+                            "pyproject.toml's `dependencies`")
     assert not problems, "pyproject.toml does not declare what course_utils imports:\n" + "\n".join(problems)
 
 
 def test_every_declared_package_is_used():
-    # a declared package nothing imports would be installed for nothing; ipykernel is imported by build.py (and is the
-    # kernel: pyproject.toml says why it is declared)
+    # a declared package nothing imports would be installed for nothing (but for DECLARED_NOT_IMPORTED's reasons)
     distributions = packages_distributions()
     imported = {normalise(name) for module, *_ in third_party_imports() for name in distributions.get(module, [])}
-    unused = sorted((set(requirements()) | set(requirements(EXTRA))) - imported)
+    unused = sorted(set(requirements()) - imported - set(DECLARED_NOT_IMPORTED))
     assert not unused, f"pyproject.toml declares {unused}, which course_utils does not import"
 
 
-@pytest.mark.parametrize("extra", [None, EXTRA])
-def test_every_requirement_has_a_lower_bound_and_no_upper_bound(extra):
+def test_every_requirement_has_a_lower_bound_and_no_upper_bound():
     problems = []
-    for req in requirements(extra).values():
+    for req in requirements().values():
         operators = {spec.operator for spec in req.specifier}
         if not operators & {">=", "~="}:
             problems.append(f"{req}: no lower bound (>=)")
@@ -167,16 +159,15 @@ def test_every_requirement_has_a_lower_bound_and_no_upper_bound(extra):
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.parametrize("learner", sorted(LOCKS))
+@pytest.mark.parametrize("learner", LOCKS)
 def test_the_locks_satisfy_the_declared_bounds(learner):
-    pins, dev = lock_pins(learner), lock_pins(LOCKS[learner])
+    pins = lock_pins(learner)
     problems = []
-    for extra, available in ((None, pins), (EXTRA, {**pins, **dev})):
-        for name, req in requirements(extra).items():
-            if name not in available:
-                problems.append(f"{req}: not in {learner}{'' if extra is None else ' nor ' + LOCKS[learner]}")
-            elif available[name] not in req.specifier:
-                problems.append(f"{req}: the lock pins {available[name]}")
+    for name, req in requirements().items():
+        if name not in pins:
+            problems.append(f"{req}: not in {learner}")
+        elif pins[name] not in req.specifier:
+            problems.append(f"{req}: the lock pins {pins[name]}")
     assert not problems, f"{learner} and pyproject.toml disagree (run `make lock` or fix the bound):\n" + "\n".join(problems)
 
 

@@ -1,4 +1,4 @@
-"""course_utils.tools.doctor: every failure it must find is provoked with fake inputs (versions, kernelspec
+"""course_utils.doctor: every failure it must find is provoked with fake inputs (versions, kernelspec
 JSON, script files, stamp times), then the real command runs on the real environment (exit 0) and
 with a fake kernelspec and widget extension on JUPYTER_PATH (exit 1, both reported)."""
 from __future__ import annotations
@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 import course_utils
-from course_utils.tools import doctor
-from course_utils.tools.doctor import CourseEnv, Finding
+from course_utils import doctor
+from course_utils.doctor import CourseEnv, Finding
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCK_PINS = doctor.parse_lock((ROOT / doctor.lock_name(sys.version_info)).read_text())
@@ -184,7 +184,7 @@ def test_interpreter_from_an_env_shebang_is_looked_up_on_path(tmp_path):
     (["/opt/py/bin/python", "-m", "jupyterlab", "--port=9000"], "/opt/py/bin/python"),
     (["/srv/conda/bin/python", "/srv/conda/bin/jupyterhub-singleuser"], "/srv/conda/bin/python"),
     (["/repo/.venv/bin/python", "-m", "pytest", "-q"], None),
-    (["/repo/.venv/bin/python", "-m", "course_utils.tools.build", "--execute-solutions"], None),
+    (["/repo/.venv/bin/python", "tools/build.py", "--execute-solutions"], None),
     (["/usr/share/code/code", "--type=utility"], None),
     ([], None),
 ])
@@ -398,7 +398,7 @@ def _run_doctor(*args, env_update=None, python=sys.executable):
 
 
 def test_make_doctor_passes_on_this_environment():
-    done = _run_doctor("-m", "course_utils.tools.doctor")
+    done = _run_doctor("tools/doctor.py")
     assert done.returncode == 0, done.stdout + done.stderr
     lines = [l for l in done.stdout.splitlines() if l.startswith(("ok ", "PROBLEM "))]
     assert len(lines) >= 7 and all(l.startswith("ok ") for l in lines), done.stdout
@@ -417,7 +417,7 @@ def test_a_foreign_kernelspec_and_an_old_widget_extension_on_jupyter_path_are_re
     manager.mkdir(parents=True)
     (manager / "package.json").write_text(json.dumps({"name": "@jupyter-widgets/jupyterlab-manager", "version": "3.0.1"}))
 
-    done = _run_doctor("-m", "course_utils.tools.doctor", env_update={"JUPYTER_PATH": str(tmp_path)})
+    done = _run_doctor("tools/doctor.py", env_update={"JUPYTER_PATH": str(tmp_path)})
     assert done.returncode == 1, done.stdout + done.stderr
     out = done.stdout
     assert f"PROBLEM  kernel (.venv/bin/jupyter): its python3 kernel runs {other}, which cannot import course_utils" in out
@@ -438,7 +438,7 @@ def test_run_as_a_script_by_another_python_it_says_so():
     other = _base_python()
     if not other:
         pytest.skip("not running in a venv: no other Python at hand")
-    done = _run_doctor("course_utils/tools/doctor.py", python=other)
+    done = _run_doctor("tools/doctor.py", python=other)
     assert done.returncode == 1, done.stdout + done.stderr
     assert f"PROBLEM  python: this is {other}" in done.stdout
     assert "fix: Use the course's Python: `make doctor`" in done.stdout
@@ -476,7 +476,7 @@ def test_on_a_hub_a_venv_in_the_clone_is_ignored_and_no_fix_needs_make(fake_env,
     assert not widgets.ok and "make" not in widgets.fix and "jupyterlab_widgets==3.0.17" in widgets.fix
     doctor.summary([packages], env, width=200)
     printed = capsys.readouterr().out
-    assert "make doctor" not in printed and "python -m course_utils.tools.doctor" in printed
+    assert "make doctor" not in printed and "python tools/doctor.py" in printed
     doctor.summary([], env, width=200)
     assert "make lab" not in capsys.readouterr().out
 

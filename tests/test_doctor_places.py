@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from course_utils.tools import doctor
-from course_utils.tools.doctor import CourseEnv
+from course_utils import doctor
+from course_utils.doctor import CourseEnv
 
 ROOT = Path(__file__).resolve().parent.parent
 HUB = {"JUPYTERHUB_USER": "learner-1", "JUPYTERHUB_API_URL": "http://127.0.0.1:8081/hub/api"}
@@ -218,7 +218,7 @@ def test_the_summary_of_a_problem_in_colab_names_colabs_way_to_run_it_again(caps
     problem = doctor.Finding("packages", False, "numpy missing", "Run `%pip install numpy` in a cell")
     assert doctor.summary([problem], _env("colab"), width=200) is False
     out = capsys.readouterr().out
-    assert out.startswith("1 problem found. Fix it, then run notebook 00 (or `!python -m course_utils.tools.doctor` "
+    assert out.startswith("1 problem found. Fix it, then run notebook 00 (or `!python -m course_utils.doctor` "
                           "in a cell) again:")
     _nothing_of_a_clone(out)
     doctor.summary([], _env("installed"), width=200)
@@ -290,7 +290,7 @@ def _checks(out):
 
 def test_python_m_doctor_on_an_installed_course_checks_only_what_matters_there(installed_copy):
     site, _ = installed_copy
-    done = _run_installed(installed_copy, ["-m", "course_utils.tools.doctor"])
+    done = _run_installed(installed_copy, ["-m", "course_utils.doctor"])
     assert done.returncode == 0, done.stdout + done.stderr
     requires = metadata.Distribution.at(next(site.glob("course_utils-*.dist-info"))).requires or []
     checks = _checks(done.stdout)
@@ -305,7 +305,7 @@ def test_python_m_doctor_on_an_installed_course_checks_only_what_matters_there(i
 
 
 def test_notebook_00s_calls_in_colab_on_an_installed_course(installed_copy):
-    code = ("from course_utils.tools import doctor\n"
+    code = ("from course_utils import doctor\n"
             "print('place', doctor.place())\n"
             "results = (doctor.python_diagnoses('kernel') + doctor.package_diagnoses('kernel')\n"
             "           + doctor.server_diagnoses('kernel') + doctor.matplotlib_diagnoses('kernel'))\n"
@@ -328,12 +328,12 @@ def test_an_unmet_declared_requirement_is_reported_with_the_kernels_pip(installe
     metadata_file.write_text(head + "\nRequires-Dist: numpy>=99\nRequires-Dist: no-such-package-for-the-doctor\n\n"
                              + body)
     try:
-        done = _run_installed(installed_copy, ["-m", "course_utils.tools.doctor"])
+        done = _run_installed(installed_copy, ["-m", "course_utils.doctor"])
     finally:
         metadata_file.write_text(original)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "are not as it needs them: numpy " in done.stdout and "(needs >=99)" in done.stdout
     assert "no-such-package-for-the-doctor missing (needs any version)" in done.stdout
     assert f'fix: `"{sys.executable}" -m pip install "numpy>=99" "no-such-package-for-the-doctor"`' in done.stdout
-    assert "1 problem found. Fix it, then run notebook 00 (or `python -m course_utils.tools.doctor` with the Python " \
+    assert "1 problem found. Fix it, then run notebook 00 (or `python -m course_utils.doctor` with the Python " \
            "the course is in) again:" in done.stdout

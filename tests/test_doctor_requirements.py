@@ -1,7 +1,7 @@
 """The doctor's own reading of requirements (PEP 508), versions (PEP 440) and markers, against `packaging`'s.
 
 The doctor cannot count on `packaging` being installed where it checks a pip install or Colab, so it carries the part
-it needs (course_utils.tools.doctor: Version, version_matches, marker_holds, parse_requirement). Every case below is
+it needs (course_utils.doctor: Version, version_matches, marker_holds, parse_requirement). Every case below is
 judged by both; they must agree. `packaging` is one of the maintainers' packages (requirements-dev.lock).
 """
 from __future__ import annotations
@@ -10,7 +10,7 @@ import itertools
 
 import pytest
 
-from course_utils.tools import doctor
+from course_utils import doctor
 
 packaging = pytest.importorskip("packaging")
 from packaging.markers import Marker  # noqa: E402 - after the importorskip

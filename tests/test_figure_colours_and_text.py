@@ -267,10 +267,9 @@ def named_records(records, ids):
 
 def run_notebooks(paths, out_dir):
     """{notebook stem: list of figure records, or the error text}: each solved notebook run in a fresh kernel."""
+    import build
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
-
-    from course_utils.tools import build
 
     manager_class = build._current_env_kernel_manager_class()
     results = {}

@@ -1,6 +1,6 @@
 """A real JupyterHub on loopback, five learners in headless Chromium, and what docs/instructor-guide.md promises
 ("JupyterHub with nbgitpuller"): one click, then Run All works; a learner's answers survive the course's changes;
-a change the merge drops comes back with ``python -m course_utils.tools.update``.
+a change the merge drops comes back with ``python tools/update.py``.
 
 Set up once for the module (tests/hub_helpers.py, everything bound to 127.0.0.1 and stopped at the end, even on
 failure, each wait bounded):
@@ -22,7 +22,7 @@ failure, each wait bounded):
 
 Then, in one Chromium with a browser context per learner (at most :data:`AT_ONCE` at a time on this 2-core machine):
 
-1. each learner opens the link of :func:`course_utils.tools.hub_link.hub_link` (what ``make hub-link`` prints):
+1. each learner opens the link of :func:`tools/hub_link.py`'s ``hub_link`` (what ``make hub-link`` prints):
    login page, spawn, nbgitpuller's clone, JupyterLab on notebook 00. Run All of 00 (no error output, every code
    cell ran, "All set" printed), then of 01 (no error output); answers exercises 1 and 2 (``nb01-ex1``, the stable
    softmax, and ``nb01-ex2``: each placeholder replaced by a correct answer), runs them and their check cells
@@ -34,7 +34,7 @@ Then, in one Chromium with a browser context per learner (at most :data:`AT_ONCE
 3. each learner clicks the link again, then reopens 01: its kernel is the one still running from step 1 (its check
    cell re-run shows whether (c) reached it without a restart: reported, not asserted), then it restarts the kernel
    and runs all (a fresh kernel must show (c));
-4. each learner runs ``python -m course_utils.tools.update`` in their clone as a hub terminal would (the hub
+4. each learner runs ``python tools/update.py`` in their clone as a hub terminal would (the hub
    environment's Python, their HOME, no git identity): (b) arrives, their answer to exercise 1 is kept in backups/,
    their answer to exercise 2 is back in its cell, and the report's line for 01 says "answers carried over" and
    names the cell "which the course changed".
@@ -303,7 +303,7 @@ class Workshop:
         self.served = H.serve_course(self.git.repository(COURSE), self.scratch / "serve")
         self.hub = H.Hub(self.scratch / "hub", env, start_timeout=FIRST_OPEN_S, http_timeout=FIRST_OPEN_S - 30,
                          lab_settings={"@jupyterlab/notebook-extension/tracker": {"windowingMode": "none"}}).start()
-        from course_utils.tools.hub_link import hub_link
+        from hub_link import hub_link
 
         self.link = hub_link(self.hub.url, self.git.url(COURSE))
         self.timed("start (environment, course, git server, hub)", started)
@@ -388,12 +388,12 @@ class Workshop:
 
     # -- step 4
     def update(self, learner: Learner) -> None:
-        """``cd ~/REPO && python -m course_utils.tools.update`` as in the learner's terminal on the hub."""
+        """``cd ~/REPO && python tools/update.py`` as in the learner's terminal on the hub."""
         started = time.monotonic()
         home = self.hub.home(learner.name)
         env = H.clean_env(**self.hub.learner_env(), HOME=str(home), USER=learner.name)
         try:
-            done = H.run([self.hub.env.python, "-m", "course_utils.tools.update"], cwd=self.clone(learner.name),
+            done = H.run([self.hub.env.python, "tools/update.py"], cwd=self.clone(learner.name),
                          env=env, timeout=UPDATE_S, check=False)
             learner.seen["update"] = {"code": done.returncode, "out": done.stdout, "err": done.stderr}
             learner.seen["updated"] = notebook_cells(self.clone(learner.name) / NB01)
@@ -587,7 +587,7 @@ def test_every_learner_has_one_server_and_the_hub_sees_its_processes(workshop):
 
 
 def test_the_update_tool_brings_the_dropped_change_and_keeps_the_answer_in_backups(workshop):
-    """Guide: ``python -m course_utils.tools.update`` brings every change, keeps the learner's code of a changed cell
+    """Guide: ``python tools/update.py`` brings every change, keeps the learner's code of a changed cell
     in backups/ and says so on the notebook's line."""
     _no_errors(workshop, "update")
     for name, learner in workshop.learners.items():

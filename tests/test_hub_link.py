@@ -1,4 +1,4 @@
-"""The nbgitpuller link (``make hub-link``, course_utils/tools/hub_link.py), parsed back and clicked.
+"""The nbgitpuller link (``make hub-link``, tools/hub_link.py), parsed back and clicked.
 
 - the link parses back (urllib.parse) to the hub's git-pull route and to exactly the values given;
 - its parameter names are ones nbgitpuller 1.3.0's own handlers read (taken from their source);
@@ -27,7 +27,7 @@ with warnings.catch_warnings():  # "Guessing base JupyterHandler class": no serv
     warnings.simplefilter("ignore", UserWarning)
     import nbgitpuller.handlers
 
-from course_utils.tools import hub_link as H
+import hub_link as H
 
 ROOT = Path(__file__).resolve().parent.parent
 HUB = "https://hub.example.org"
@@ -259,7 +259,7 @@ def test_the_bare_script_runs_without_the_environment():
     python = shutil.which("python3")
     if python is None:
         pytest.skip("no python3 on PATH")
-    result = subprocess.run([python, "-I", str(ROOT / "course_utils/tools/hub_link.py"), "--hub", HUB,
+    result = subprocess.run([python, "-E", "-s", str(ROOT / "tools/hub_link.py"), "--hub", HUB,
                              "--repo", REPO], capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == H.hub_link(HUB, REPO)

@@ -336,7 +336,7 @@ def test_the_folder_can_be_moved_by_an_environment_variable(tmp_path, monkeypatc
 def test_an_installed_package_saves_in_the_working_folder_never_in_site_packages(tmp_path, monkeypatch):
     """The Colab run wrote answers into site-packages/inventory: a package with no course folder around it (Colab,
     a plain pip install) saves into inventory/ of the working folder; in Colab the status says to download it."""
-    from course_utils.tools import doctor
+    from course_utils import doctor
 
     monkeypatch.delenv("COURSE_INVENTORY_DIR", raising=False)
     monkeypatch.setattr(inv, "ANSWERS_DIR", None)  # what an installed package computes (no requirements.lock beside it)

@@ -1,4 +1,4 @@
-"""`python -m course_utils.tools.inventory_report` on generated answer files whose gain is known.
+"""`python tools/inventory_report.py` on generated answer files whose gain is known.
 
 The files are written the way the form writes them (``make_record`` + ``save``); the expected numbers are
 computed here from the designed numbers of right answers, not by the report's code.
@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
+import inventory_report as report_tool
 import pytest
 
 from course_utils.lessons import inventory as inv
-from course_utils.tools import inventory_report as report_tool
 
 MORNING = datetime(2026, 12, 1, 9, 0, 0, tzinfo=timezone.utc)
 N = len(inv.ITEMS)

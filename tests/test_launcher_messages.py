@@ -15,13 +15,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import clean_env as C
 import pytest
+import reset as R
+import update as U
 
-from course_utils.tools import clean_env as C
-from course_utils.tools import doctor
-from course_utils.tools import reset as R
-from course_utils.tools import update as U
-from course_utils.tools.doctor import CourseEnv, Finding
+from course_utils import doctor
+from course_utils.doctor import CourseEnv, Finding
 
 ROOT = Path(__file__).resolve().parents[1]
 WINDOWS = "py course.py"
@@ -66,7 +66,7 @@ def test_make_by_default_and_always_under_make(make_on_path):
 
 
 def test_without_make_on_the_path_course_py_is_named(tmp_path):
-    """The new-learner trial: `python -m course_utils.tools.doctor` run by hand with no make told them `make env`."""
+    """The new-learner trial: `python tools/doctor.py` run by hand with no make told them `make env`."""
     (tmp_path / "empty").mkdir()
     no_make = {"PATH": str(tmp_path / "empty")}
     expected = "py course.py" if os.name == "nt" else "python3 course.py"
@@ -146,7 +146,7 @@ def test_doctor_messages_name_course_py_where_it_ran_them(fake_env, launched, ca
     for what, text in found.items():
         assert WINDOWS in text and not MAKE.search(text), f"{what}: {text}"
     assert found["too old"].endswith("`py course.py clean-env`, then `py -3.11 course.py env`")
-    assert "`py course.py doctor` (or `.venv/bin/python -m course_utils.tools.doctor`)" in found["other python"]
+    assert "`py course.py doctor` (or `.venv/bin/python tools/doctor.py`)" in found["other python"]
     assert "start it with `py course.py lab` in the course folder" in found["kernel"]
     assert "never completed by `py course.py env`" in found["no stamp"] and found["no stamp"].endswith(
         "fix: `py course.py env`")
@@ -204,16 +204,16 @@ def test_update_names_course_py_update_and_its_env(launched, tmp_path, capsys):
     launched.delenv("MAKELEVEL")
     launched.setenv("JUPYTERHUB_USER", "learner-1")  # course.py in a hub's terminal: the hub's words, as before
     assert "tell your instructor" in report.text() and WINDOWS not in report.text()
-    assert U._command() == "python -m course_utils.tools.update"
+    assert U._command() == "python tools/update.py"
 
 
 def test_reset_gives_course_pys_example(launched, capsys):
     assert R.main(["99"]) == 2
     err = capsys.readouterr().err
-    assert "no notebook '99'" in err and "py course.py reset 01   (or: python -m course_utils.tools.reset 01)" in err
+    assert "no notebook '99'" in err and "py course.py reset 01   (or: python tools/reset.py 01)" in err
     assert not MAKE.search(err), err
     launched.setenv("MAKELEVEL", "1")
-    assert R.usage_example() == "make reset NB=01   (or: python -m course_utils.tools.reset 01)"
+    assert R.usage_example() == "make reset NB=01   (or: python tools/reset.py 01)"
 
 
 def a_venv(folder: Path) -> Path:
@@ -234,12 +234,14 @@ def test_clean_env_names_course_py(launched, tmp_path):
 
 
 def _bare_script(tmp_path, *names) -> Path:
-    """A clone holding only these files of course_utils/tools/; the path of its clean_env.py."""
-    tools = tmp_path / "clone" / "course_utils" / "tools"
-    tools.mkdir(parents=True)
+    """A clone holding only these files (clean_env.py and _checkout.py of tools/, doctor.py of course_utils/); the
+    path of its clean_env.py."""
+    clone = tmp_path / "clone"
     for name in names:
-        shutil.copy(ROOT / "course_utils" / "tools" / name, tools / name)
-    return tools / "clean_env.py"
+        source = ROOT / ("course_utils" if name == "doctor.py" else "tools") / name
+        (clone / source.parent.name).mkdir(parents=True, exist_ok=True)
+        shutil.copy(source, clone / source.parent.name / name)
+    return clone / "tools" / "clean_env.py"
 
 
 @pytest.mark.parametrize("makelevel", [None, "1"], ids=["course.py", "make"])
@@ -247,9 +249,9 @@ def test_the_bare_script_names_course_py_through_doctor_py_beside_it(launched, t
     """As course.py runs it (a bare script, isolated: no course_utils package, no numpy), doctor.py loaded by path."""
     if makelevel:
         launched.setenv("MAKELEVEL", makelevel)
-    script = _bare_script(tmp_path, "clean_env.py", "doctor.py")
-    venv = a_venv(script.parents[2] / ".venv")
-    done = subprocess.run([sys.executable, "-I", str(script), ".venv"], cwd=script.parents[2], capture_output=True,
+    script = _bare_script(tmp_path, "clean_env.py", "_checkout.py", "doctor.py")
+    venv = a_venv(script.parents[1] / ".venv")
+    done = subprocess.run([sys.executable, "-E", "-s", str(script), ".venv"], cwd=script.parents[1], capture_output=True,
                           text=True)
     assert done.returncode == 0 and not venv.exists(), done.stderr
     if makelevel:
@@ -258,7 +260,7 @@ def test_the_bare_script_names_course_py_through_doctor_py_beside_it(launched, t
         assert "(py course.py env, py course.py lab or py course.py test creates it again)." in done.stdout
         assert not MAKE.search(done.stdout), done.stdout
     outside = a_venv(tmp_path / "mine")
-    done = subprocess.run([sys.executable, "-I", str(script), str(outside)], cwd=script.parents[2],
+    done = subprocess.run([sys.executable, "-E", "-s", str(script), str(outside)], cwd=script.parents[1],
                           capture_output=True, text=True)
     assert done.returncode == 1 and (outside / "pyvenv.cfg").exists()
     prefix = "make clean-env" if makelevel else "py course.py clean-env"
@@ -266,9 +268,9 @@ def test_the_bare_script_names_course_py_through_doctor_py_beside_it(launched, t
 
 
 def test_clean_env_alone_names_make(launched, tmp_path):
-    """A copy of clean_env.py without doctor.py beside it still works: its messages then name make."""
-    script = _bare_script(tmp_path, "clean_env.py")
-    a_venv(script.parents[2] / ".venv")
-    done = subprocess.run([sys.executable, "-I", str(script), ".venv"], cwd=script.parents[2], capture_output=True,
+    """A copy of clean_env.py without course_utils/doctor.py still works: its messages then name make."""
+    script = _bare_script(tmp_path, "clean_env.py", "_checkout.py")
+    a_venv(script.parents[1] / ".venv")
+    done = subprocess.run([sys.executable, "-E", "-s", str(script), ".venv"], cwd=script.parents[1], capture_output=True,
                           text=True)
     assert done.returncode == 0 and "(make env, make lab or make test creates it again)." in done.stdout, done.stderr

@@ -1,11 +1,11 @@
 """The lock a Python gets is chosen in two files: course.py (standard library, runs before any environment exists)
-and course_utils.tools.doctor (which checks the environment, also where course.py is absent). They must agree."""
+and course_utils.doctor (which checks the environment, also where course.py is absent). They must agree."""
 import importlib.util
 from pathlib import Path
 
 import pytest
 
-from course_utils.tools import doctor
+from course_utils import doctor
 
 ROOT = Path(__file__).resolve().parent.parent
 _spec = importlib.util.spec_from_file_location("course_launcher", ROOT / "course.py")

@@ -6,17 +6,17 @@
   the solved notebooks store;
 - the table: a verdict and feedback for every choice, each demonstration cell right after its verdict;
 - one home: every verdict cell of solutions/ and notebooks/ is what ``verdict_markdown`` writes, and no other
-  markdown cell repeats a claim (``course_utils.tools.myths``), tested on damaged copies too.
+  markdown cell repeats a claim (``tools/myths.py``), tested on damaged copies too.
 """
 import re
 from pathlib import Path
 
 import ipywidgets
+import myths as tool
 import nbformat
 import pytest
 
 from course_utils.lessons import myths
-from course_utils.tools import myths as tool
 from course_utils.widgets.myths import MythOrFact, inline_html
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import nbformat
 import pytest
+import update as U
 from course_repos import (
     EXERCISE_2,
     Course,
@@ -25,8 +26,6 @@ from course_repos import (
 )
 from nbformat.v4 import new_markdown_cell
 from nbgitpuller.pull import GitPuller
-
-from course_utils.tools import update as U
 
 FIXED_DOCSTRING = "The weighted sum of the values: w (T,), v (T, d) -> (d,). FIXED"
 HELPER_BUG = "def scale(x):\n    return x  # forgot to scale\n"

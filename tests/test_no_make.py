@@ -200,7 +200,7 @@ def world(tmp_path_factory):
     elsewhere = top / "home"
     elsewhere.mkdir()
     yield {"course": copy, "env": env, "cwd": elsewhere, "top": top}
-    from course_utils.tools.clean_env import stop_compiling
+    from clean_env import stop_compiling
 
     stop_compiling(copy / ".venv")  # the background compilation, if it still runs
 
@@ -335,7 +335,7 @@ def test_update_without_network_answers_as_the_update_tool(built):
     _git("remote", "set-url", "origin", f"http://127.0.0.1:{port}/course.git", cwd=copy)
     try:
         done = run(built, "update")
-        tool = subprocess.run([str(install_env.venv_python(copy / ".venv")), "-m", "course_utils.tools.update"],
+        tool = subprocess.run([str(install_env.venv_python(copy / ".venv")), "tools/update.py"],
                               cwd=copy, env=built["env"], capture_output=True, text=True, timeout=120)
     finally:
         _git("remote", "set-url", "origin", url, cwd=copy)

@@ -45,7 +45,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "solutions"
 LEARNER = ROOT / "notebooks"
 GUARD = ROOT / "tests" / "offline_guard" / "sitecustomize.py"
-CELL_TIMEOUT = 120  # seconds per cell, as course_utils.tools.build --execute-solutions
+CELL_TIMEOUT = 120  # seconds per cell, as tools/build.py --execute-solutions
 KERNEL_NAME = ":nbval-parent-env"  # this environment's Python, as nbval's --nbval-current-env
 
 # Probes, run one after the other in one offline kernel: (name, code, must the cell fail?, text the guard log must hold

@@ -14,7 +14,6 @@ def test_cu_attribute_access_reaches_every_public_module(name):
 
 @pytest.mark.parametrize("package, names", [
     ("lessons", ("data", "scaling", "masking", "heads", "influence", "training", "online_softmax", "measure")),
-    ("tools", ("build", "reset", "doctor")),
 ])
 def test_subpackage_attribute_access(package, names):
     sub = getattr(cu, package)
@@ -22,10 +21,11 @@ def test_subpackage_attribute_access(package, names):
         assert getattr(sub, name) is importlib.import_module(f"course_utils.{package}.{name}")
 
 
-@pytest.mark.parametrize("old", ["tickets", "heads", "doctor"])
+@pytest.mark.parametrize("old", ["tickets", "heads", "tools"])
 def test_no_module_path_from_before_the_arrangement_answers(old):
-    """The old top-level paths (course_utils.tickets, .heads, .doctor: never in a release) are gone, with a clear
-    error, not a module rebuilt behind the learner's back."""
+    """The old paths (course_utils.tickets, .heads: never in a release; .tools: until release 1.2.0, now the root
+    tools/ folder, which a kernel does not import) are gone, with a clear error, not a module rebuilt behind the
+    learner's back."""
     with pytest.raises(AttributeError, match=f"no attribute '{old}'"):
         getattr(cu, old)
     with pytest.raises(ModuleNotFoundError, match=f"course_utils.{old}"):

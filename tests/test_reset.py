@@ -1,4 +1,4 @@
-"""Tests for course_utils.tools.reset (`make reset NB=01`), on copies of the real notebooks in tmp_path."""
+"""Tests for tools/reset.py (`make reset NB=01`), on copies of the real notebooks in tmp_path."""
 
 import datetime as dt
 import json
@@ -7,10 +7,9 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import build as B
 import pytest
-
-from course_utils.tools import build as B
-from course_utils.tools import reset as R
+import reset as R
 
 NOW = dt.datetime(2026, 11, 29, 14, 30, 0)
 EDIT = "# my own note, which must survive a reset"
@@ -45,7 +44,7 @@ def edit(path, text=EDIT):
 
 
 def generated_bytes(solutions, stem, tmp_path):
-    """The bytes course_utils.tools.build writes for a fresh learner notebook."""
+    """The bytes tools/build.py writes for a fresh learner notebook."""
     out = tmp_path / "fresh" / f"{stem}.ipynb"
     out.parent.mkdir(exist_ok=True)
     B.write_notebook(B.learner_notebook(B.read_notebook(solutions / f"{stem}.ipynb"),
@@ -211,10 +210,10 @@ def test_a_bad_name_among_several_resets_nothing(course, capsys):
 def test_make_reset_runs_the_module_with_nb():
     if shutil.which("make") is None:
         pytest.skip("make is not installed")
-    root = Path(B.__file__).resolve().parents[2]  # course_utils/tools/build.py -> the repository
+    root = Path(B.__file__).resolve().parents[1]  # tools/build.py -> the repository
     out = subprocess.run(["make", "-n", "--no-print-directory", "reset", "NB=02"], cwd=root,
                          capture_output=True, text=True, check=True).stdout
-    assert re.search(r"-m course_utils\.tools\.reset '?02'?$", out, re.M), out  # quoted once the Makefile quotes NB
+    assert re.search(r"tools/reset\.py '?02'?$", out, re.M), out  # quoted once the Makefile quotes NB
 
 
 def test_several_names_in_one_argument(course):

@@ -1,4 +1,4 @@
-"""Safe writes and clear errors (course_utils.tools._files) in make reset, make notebooks BUILD_ARGS=--force and
+"""Safe writes and clear errors (course_utils.safe_files) in make reset, make notebooks BUILD_ARGS=--force and
 make update, on a read-only or full notebooks/ or backups/.
 
 Each case is provoked twice:
@@ -18,7 +18,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import build as B
 import pytest
+import reset as R
+import update as U
 from course_repos import (
     Course,
     answer,
@@ -32,10 +35,7 @@ from course_repos import (
 from nbformat.v4 import new_output
 from test_update import course_changes
 
-from course_utils.tools import _files
-from course_utils.tools import build as B
-from course_utils.tools import reset as R
-from course_utils.tools import update as U
+from course_utils import safe_files as _files
 
 ROOT = Path(__file__).resolve().parents[1]
 NAME = "01-first.ipynb"
@@ -284,7 +284,7 @@ def full_tmpfs_holding(folder: Path, staging: Path) -> str:
 
 
 def tool(module: str, args: list[str]) -> list[str]:
-    return [sys.executable, "-m", f"course_utils.tools.{module}", *args]
+    return [sys.executable, str(ROOT / "tools" / f"{module}.py"), *args]
 
 
 def test_mounted_reset_on_a_full_backups_tmpfs(mounts, folders, tmp_path):
@@ -339,7 +339,7 @@ def test_mounted_build_force_on_a_read_only_backups_folder(mounts, folders, tmp_
 
 def update_command(clone: Path) -> list[str]:
     """make update on ``clone``, taking the test course's first commit for the course's."""
-    code = ("import sys; from course_utils.tools import update as U; U.COURSE_ROOT_COMMIT = sys.argv[1]; "
+    code = (f"import sys; sys.path.insert(0, {str(ROOT / 'tools')!r}); import update as U; U.COURSE_ROOT_COMMIT = sys.argv[1]; "
             "sys.exit(U.main(sys.argv[2:]))")
     root = git(clone, "rev-list", "--max-parents=0", "HEAD")
     return [sys.executable, "-c", code, root, "--repo", str(clone)]

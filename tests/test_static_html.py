@@ -1,4 +1,4 @@
-"""The static HTML of the course (``python -m course_utils.tools.html``) reads fully offline, in a real browser.
+"""The static HTML of the course (``python tools/html_pages.py``) reads fully offline, in a real browser.
 
 1. Export. The command writes a page for every solved notebook, run in a fresh network namespace when one can
    be made here (``unshare --net``; ``unshare --map-root-user --net`` when not root; ``COURSE_OFFLINE_MODE=guard``
@@ -40,9 +40,8 @@ import sys
 import time
 from pathlib import Path
 
+import html_pages as static_html
 import pytest
-
-from course_utils.tools import html as static_html
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = sorted((ROOT / "solutions").glob("*.ipynb"))
@@ -148,7 +147,7 @@ def export(tmp_path_factory):
     out = tmp_path_factory.mktemp("static-html")
     prefix = namespace_prefix() or []
     started = time.monotonic()
-    done = subprocess.run([*prefix, sys.executable, "-m", "course_utils.tools.html", "--out", str(out)],
+    done = subprocess.run([*prefix, sys.executable, "tools/html_pages.py", "--out", str(out)],
                           cwd=ROOT, capture_output=True, text=True, timeout=600)
     seconds = time.monotonic() - started
     print(f"\nstatic HTML: export of {len(SOLUTIONS)} notebooks took {seconds:.1f} s "
@@ -158,7 +157,7 @@ def export(tmp_path_factory):
 
 def test_the_command_writes_every_page_offline(export):
     done = export["done"]
-    assert done.returncode == 0, f"python -m course_utils.tools.html failed:\n{done.stdout}\n{done.stderr}"
+    assert done.returncode == 0, f"python tools/html_pages.py failed:\n{done.stdout}\n{done.stderr}"
     written = sorted(p.name for p in export["out"].glob("*.html"))
     assert written == sorted([f"{p.stem}.html" for p in SOLUTIONS] + ["index.html"])
 

@@ -1,4 +1,4 @@
-"""`make update` (course_utils.tools.update) against a real upstream in tmp_path.
+"""`make update` (tools/update.py) against a real upstream in tmp_path.
 
 The course is a bare repository with a maintainers' clone where the course changes; learners clone it and
 have no git identity. Small synthetic notebooks (four, with ids nbNN-...) keep it fast.
@@ -12,6 +12,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+import update as U
 from course_repos import (
     NAMES,
     Course,
@@ -27,8 +28,6 @@ from course_repos import (
 )
 from nbformat.v4 import new_code_cell, new_markdown_cell
 from nbgitpuller.pull import GitPuller
-
-from course_utils.tools import update as U
 
 ROOT = Path(__file__).resolve().parents[1]
 MY_SOFTMAX = "e = np.exp(x - np.max(x))  # my answer to 1\n    return e / np.sum(e)"
@@ -150,7 +149,7 @@ def test_update_keeps_every_answer_takes_every_course_change_and_is_idempotent(c
     assert "Already up to date" in capsys.readouterr().out
     assert snapshot(clone) == before
     # `make notebooks` now keeps the notebooks with answers (they are edited), and says so without failing.
-    status = subprocess.run([sys.executable, "-m", "course_utils.tools.build", "--solutions",
+    status = subprocess.run([sys.executable, "tools/build.py", "--solutions",
                              str(clone / "solutions"), "--notebooks", str(clone / "notebooks"),
                              "--backup-dir", str(clone / "backups" / "notebooks")],
                             cwd=ROOT, capture_output=True, text=True)
@@ -389,7 +388,7 @@ def test_make_update_target_runs_the_module():
         pytest.skip("the Makefile has no `update` target yet (issue 13: the lines are in the report)")
     out = subprocess.run(["make", "-n", "--no-print-directory", "update"], cwd=ROOT, capture_output=True,
                          text=True, check=True).stdout
-    assert "-m course_utils.tools.update" in out and "env" in out
+    assert "tools/update.py" in out and "env" in out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -439,7 +438,7 @@ def test_the_environment_sentence_says_who_rebuilds_it(monkeypatch):
 
 def test_on_a_hub_every_message_names_the_module_not_make(monkeypatch, tmp_path, capsys):
     """On a JupyterHub there is no `make update` (and `make` would build a .venv the hub never uses): the
-    messages name `python -m course_utils.tools.update`, and a changed lock goes to the hub's admin."""
+    messages name `python tools/update.py`, and a changed lock goes to the hub's admin."""
     report = U.UpdateReport("a" * 40, "b" * 40, environment_changed=["requirements.lock"])
     monkeypatch.delenv("MAKELEVEL", raising=False)
     monkeypatch.setenv("JUPYTERHUB_USER", "learner-1")
@@ -447,7 +446,7 @@ def test_on_a_hub_every_message_names_the_module_not_make(monkeypatch, tmp_path,
     assert "make" not in text.replace("makes", "") and "tell your instructor" in text
     assert U.main(["--repo", str(tmp_path)]) == 1  # not a clone: refused, with the command to run again
     err = capsys.readouterr().err
-    assert err.startswith("python -m course_utils.tools.update: ") and "make" not in err
+    assert err.startswith("python tools/update.py: ") and "make" not in err
     monkeypatch.delenv("JUPYTERHUB_USER")
     assert U.main(["--repo", str(tmp_path)]) == 1
     assert capsys.readouterr().err.startswith("make update: ")

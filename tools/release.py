@@ -70,9 +70,9 @@ def notebooks(root=ROOT) -> list[Path]:
 
 
 def _rebuild(root=ROOT) -> None:
-    """Regenerate notebooks/ from solutions/ (course_utils.tools.build); an edited learner notebook is an error."""
+    """Regenerate notebooks/ from solutions/ (tools/build.py); an edited learner notebook is an error."""
     sys.path.insert(0, str(ROOT))  # this checkout's course_utils
-    from course_utils.tools import build
+    import build
 
     results = build.build(Path(root) / "solutions", Path(root) / "notebooks")
     skipped = [str(result) for result in results if result.status not in ("created", "updated", "unchanged")]

@@ -1,7 +1,7 @@
 """The concept inventory: twelve multiple-choice items on what the course teaches, taken before and after.
 
 One home for the items, their answers and their feedback (the widget in ``course_utils.widgets.inventory``,
-notebooks 00 and 08, the report ``python -m course_utils.tools.inventory_report`` and the tests all read
+notebooks 00 and 08, the report ``python tools/inventory_report.py`` and the tests all read
 them from here), for the order the choices are shown in, and for the answer files.
 
 Each item has exactly one right choice. Every other choice is a **named misconception**: the statement a
@@ -642,7 +642,7 @@ def save(record, folder=None):
     """Write ``record`` to a new file ``<folder>/<nickname>.<attempt>.<YYYYmmdd-HHMMSS>.json``; return its path.
 
     Never replaces a file: a second attempt in the same second gets ``-1``, ``-2``, ... after the stamp.
-    Written the course's one safe way (``course_utils.tools._files.write_new``: temporary file, fsync, read
+    Written the course's one safe way (``course_utils.safe_files.write_new``: temporary file, fsync, read
     back, exclusive rename), so a full disk never leaves half a file.
 
     Parameters
@@ -654,10 +654,10 @@ def save(record, folder=None):
 
     Raises
     ------
-    course_utils.tools._files.WriteError
+    course_utils.safe_files.WriteError
         When the folder or the file cannot be written (the message says the path and the fix).
     """
-    from course_utils.tools._files import write_new
+    from course_utils.safe_files import write_new
 
     folder = Path(folder) if folder is not None else answers_dir()
     stamp = datetime.fromisoformat(record["saved_at"]).strftime("%Y%m%d-%H%M%S")

@@ -4,8 +4,8 @@ Each claim is asked before it is answered: the notebook shows ``cu.widgets.MythO
 and two buttons, **Myth** and **Fact**; the verdict, the explanation and the feedback for the choice appear only
 after a choice), and right below it a markdown cell that holds the same verdict folded away in a
 ``<details><summary>Verdict (choose first)</summary>`` for a page without a running notebook (GitHub, nbconvert,
-``python -m course_utils.tools.html``). That markdown cell is generated from this table (``verdict_markdown``) and
-checked against it by the tests, so the words have one home: here. ``python -m course_utils.tools.myths --write``
+``python tools/html_pages.py``). That markdown cell is generated from this table (``verdict_markdown``) and
+checked against it by the tests, so the words have one home: here. ``python tools/myths.py --write``
 writes the cells after an edit of this table.
 
 Text fields are markdown with inline maths (``$...$``), ``**bold**``, ``*italics*`` and ```code``` only: the widget

@@ -21,7 +21,7 @@ import string
 import ipywidgets
 
 from course_utils.lessons import inventory as inv
-from course_utils.tools._files import WriteError
+from course_utils.safe_files import WriteError
 from course_utils.widgets._base import view_bundle
 
 __all__ = ["ConceptInventory"]
@@ -36,8 +36,8 @@ _STYLE = ("<style>.course-inventory .widget-radio-box label {display: flex; alig
 
 
 def _in_colab():
-    """True in a Colab runtime (course_utils.tools.doctor.place says where the course runs)."""
-    from course_utils.tools.doctor import place
+    """True in a Colab runtime (course_utils.doctor.place says where the course runs)."""
+    from course_utils.doctor import place
 
     return place() == "colab"
 

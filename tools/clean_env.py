@@ -7,7 +7,7 @@ a symbolic link, holding no file git tracks); otherwise it removes nothing and s
 
 Runs with the standard library only, as a bare script, since the environment it removes may be broken::
 
-    python3 course_utils/tools/clean_env.py .venv
+    python3 tools/clean_env.py .venv
 
 ``python3 course.py clean-env`` runs it too (with the course's .venv, or its ``--venv``); the messages name the
 command the learner ran (doctor.py's ``course_command``, loaded by its path: standard library only as well).
@@ -17,8 +17,6 @@ Exit codes: 0 removed, or nothing to remove; 1 refused (nothing removed); 2 bad 
 
 from __future__ import annotations
 
-import functools
-import importlib.util
 import os
 import shutil
 import signal
@@ -27,35 +25,17 @@ import sys
 import time
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parents[2]  # course_utils/tools/clean_env.py -> the repository
+from _checkout import REPO_ROOT, doctor
 
 
 class Refused(Exception):
     """The folder is not the course's virtual environment: nothing was removed."""
 
 
-@functools.lru_cache(maxsize=None)
-def _doctor():
-    """course_utils/tools/doctor.py, the home of how the learner runs a command (``course_command``): imported as
-    the package's module, or, run as a bare script, loaded by its path beside this file (no package, no numpy).
-    None for a copy of this file alone (its messages then name make)."""
-    if __package__:
-        from course_utils.tools import doctor
-        return doctor
-    path = Path(__file__).with_name("doctor.py")
-    if not path.is_file():
-        return None
-    spec = importlib.util.spec_from_file_location("course_doctor", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
 def _command(target: str) -> str:
     """``make <target>``, or what the learner typed instead (``python3 course.py <target>``)."""
-    doctor = _doctor()
-    return doctor.course_command(target) if doctor else f"make {target}"
+    module = doctor()  # None for a copy of this file without course_utils/doctor.py: its messages then name make
+    return module.course_command(target) if module else f"make {target}"
 
 
 def course_venv(venv, repo=None) -> Path | None:
@@ -90,8 +70,8 @@ def course_venv(venv, repo=None) -> Path | None:
         return None
     real = path.resolve()
     if real == repo or repo not in real.parents:
-        doctor = _doctor()
-        if doctor and doctor.launcher():  # course.py: its --venv named this folder
+        module = doctor()
+        if module and module.launcher():  # course.py: its --venv named this folder
             raise Refused(f"{real} is not a folder inside this repository ({repo}): run `{_command('clean-env')}` "
                           "without --venv, which removes the course's own .venv")
         raise Refused(f"{real} is not a folder inside this repository ({repo}): is VENV set in your shell "
@@ -143,7 +123,7 @@ def stop_compiling(venv: Path, wait: float = 5.0) -> bool:
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) != 1:
-        print("usage: python3 course_utils/tools/clean_env.py VENV", file=sys.stderr)
+        print("usage: python3 tools/clean_env.py VENV", file=sys.stderr)
         return 2
     try:
         venv = course_venv(argv[0])

@@ -1,6 +1,6 @@
 """Static HTML of the solved notebooks, for a reader without Jupyter; it needs no network, then or later.
 
-``python -m course_utils.tools.html`` writes ``build/html/NN-name.html`` for every notebook in ``solutions/``
+``python tools/html_pages.py`` writes ``build/html/NN-name.html`` for every notebook in ``solutions/``
 and ``build/html/index.html`` linking them. Each page is one self-contained file: the stored figures (the
 dashboards at their starting values included) are embedded pictures, the styles are inlined, and the maths
 is MathML, converted from the notebooks' TeX when the page is written (``latex2mathml``). A page loads no
@@ -29,9 +29,9 @@ What differs from ``jupyter nbconvert --to html`` (the ``lab`` template, light t
 
 Command line (from the repository root)::
 
-    python -m course_utils.tools.html                 # every solved notebook -> build/html/
-    python -m course_utils.tools.html 01 03           # only these (stem, file name or unique prefix)
-    python -m course_utils.tools.html --out DIR       # another folder
+    python tools/html_pages.py                 # every solved notebook -> build/html/
+    python tools/html_pages.py 01 03           # only these (stem, file name or unique prefix)
+    python tools/html_pages.py --out DIR       # another folder
 
 Exit codes: 0 ok; 1 a notebook could not be exported (the message says which and why); 2 bad usage.
 """
@@ -48,6 +48,8 @@ from pathlib import Path
 from xml.etree.ElementTree import tostring
 from xml.sax.saxutils import escape, quoteattr
 
+from _checkout import REPO_ROOT
+
 __all__ = [
     "OUT_DIR",
     "MathConversionError",
@@ -60,7 +62,6 @@ __all__ = [
     "tex_to_mathml",
 ]
 
-REPO_ROOT = Path(__file__).resolve().parents[2]  # course_utils/tools/html.py -> the repository
 SOLUTIONS_DIR = REPO_ROOT / "solutions"
 OUT_DIR = REPO_ROOT / "build" / "html"
 
@@ -467,7 +468,7 @@ def export_all(solutions_dir=None, out_dir=None, names=None) -> list:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m course_utils.tools.html",
+        prog="python tools/html_pages.py",
         description="Write the solved notebooks as self-contained HTML pages (figures embedded, maths as MathML, "
                     "no script, nothing loaded from the network) for a reader without Jupyter.")
     parser.add_argument("names", nargs="*", metavar="NOTEBOOK",

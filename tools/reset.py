@@ -1,15 +1,15 @@
 """Restore the original learner version of a notebook, keeping the learner's copy as a backup.
 
-``make reset NB=01`` (``python3 course.py reset 01`` without make; ``python -m course_utils.tools.reset 01``)
+``make reset NB=01`` (``python3 course.py reset 01`` without make; ``python tools/reset.py 01``)
 saves the current ``notebooks/01-....ipynb`` to ``backups/notebooks/01-....<YYYYmmdd-HHMMSS>.ipynb`` with
-:func:`course_utils.tools.build.backup_notebook` and checks the copy (readable, the same bytes) before the
-notebook is replaced with what :mod:`course_utils.tools.build` generates from ``solutions/``. Earlier
+:func:`tools/build.py`'s ``backup_notebook`` and checks the copy (readable, the same bytes) before the
+notebook is replaced with what ``tools/build.py`` generates from ``solutions/``. Earlier
 backups are never overwritten. If the copy cannot be checked, the notebook is left as it was.
 
 Command line (from the repository root)::
 
-    python -m course_utils.tools.reset 01                       # by number
-    python -m course_utils.tools.reset 01-one-attention-row     # by stem, file name or path
+    python tools/reset.py 01                       # by number
+    python tools/reset.py 01-one-attention-row     # by stem, file name or path
 
 Exit codes: 0 ok; 1 the backup could not be written or verified, or the notebook could not be written
 (one sentence says which path and the fix; the notebook is as it was); 2 bad usage (no notebook named,
@@ -23,16 +23,19 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from course_utils.tools import build, doctor
-from course_utils.tools._files import WriteError, make_dirs, write_bytes
+import _checkout  # noqa: F401  (this checkout's course_utils first)
+import build
+
+from course_utils import doctor
+from course_utils.safe_files import WriteError, make_dirs, write_bytes
 
 __all__ = ["BackupError", "ResetResult", "main", "reset", "resolve_name"]
 
 
 def usage_example() -> str:
     """The example every usage message gives: ``make reset NB=01``, or the command the learner ran instead
-    (``python3 course.py reset 01``: :func:`course_utils.tools.doctor.course_command`), then the module itself."""
-    return f"{doctor.course_command('reset', NB='01')}   (or: python -m course_utils.tools.reset 01)"
+    (``python3 course.py reset 01``: :func:`course_utils.doctor.course_command`), then the module itself."""
+    return f"{doctor.course_command('reset', NB='01')}   (or: python tools/reset.py 01)"
 
 
 class BackupError(RuntimeError):
@@ -115,9 +118,9 @@ def resolve_name(name: str, solutions_dir=None) -> str:
 def reset(name: str, solutions_dir=None, notebooks_dir=None, backup_dir=None, *, now=None) -> ResetResult:
     """Replace a learner notebook with its original version, after a verified backup.
 
-    The original version is what ``python -m course_utils.tools.build`` generates from the solved
+    The original version is what ``python tools/build.py`` generates from the solved
     notebook. When the learner's file differs from it in any byte (edited cells, or only
-    outputs), it is first copied with :func:`course_utils.tools.build.backup_notebook`; the copy is read
+    outputs), it is first copied with :func:`tools/build.py`'s ``backup_notebook``; the copy is read
     back and must be byte for byte the current file (and readable as a notebook whenever the
     file is), else nothing is replaced.
 
@@ -144,7 +147,7 @@ def reset(name: str, solutions_dir=None, notebooks_dir=None, backup_dir=None, *,
         The solved notebook cannot be converted (nothing is written).
     BackupError
         The backup could not be verified; the learner notebook is untouched.
-    course_utils.tools._files.WriteError
+    course_utils.safe_files.WriteError
         The backup or the notebook could not be written (full disk, read-only folder, ...): no
         partial file is left, the learner notebook is as it was, and the message says so.
     """
@@ -203,7 +206,7 @@ def _verify_backup(target: Path, backup: Path) -> None:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m course_utils.tools.reset",
+        prog="python tools/reset.py",
         description="Restore the original version of learner notebooks (notebooks/), after saving "
                     "your copy in backups/notebooks/ with the date and time in its name.",
         epilog=f"Example: {usage_example()}",

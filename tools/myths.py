@@ -4,12 +4,12 @@ In ``solutions/``, every claim is asked by a code cell ``cu.widgets.MythOrFact("
 markdown cell right below it: the verdict folded in a ``<details>`` (``lessons.myths.verdict_markdown``), for a
 page without a running notebook. ``problems`` says where a notebook departs from that; ``write`` rewrites the
 verdict cells from the table (after an edit of ``course_utils/lessons/myths.py``), inserting one where it is
-missing. Then execute the notebook and regenerate its learner version (``python -m course_utils.tools.build``).
+missing. Then execute the notebook and regenerate its learner version (``python tools/build.py``).
 
 Command line (from the repository root)::
 
-    python -m course_utils.tools.myths            # check: exit 1 and one line per problem
-    python -m course_utils.tools.myths --write    # rewrite the verdict cells of solutions/01-07
+    python tools/myths.py            # check: exit 1 and one line per problem
+    python tools/myths.py --write    # rewrite the verdict cells of solutions/01-07
 
 Exit codes: 0 in step (or written); 1 a problem left (the line says which notebook, cell and claim); 2 bad usage.
 """
@@ -21,13 +21,13 @@ import sys
 from pathlib import Path
 
 import nbformat
+from _checkout import REPO_ROOT
+from build import write_notebook
 
 from course_utils.lessons import myths
-from course_utils.tools.build import write_notebook
 
 __all__ = ["asked_claims", "problems", "write", "main"]
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 SOLUTIONS_DIR = REPO_ROOT / "solutions"
 #: The notebooks that have a Myth or fact? section.
 NOTEBOOKS = tuple(sorted({claim.notebook for claim in myths.CLAIMS}))
@@ -81,7 +81,7 @@ def problems(nb, number):
         below = nb.cells[n + 1] if n + 1 < len(nb.cells) else None
         if below is None or below.cell_type != "markdown" or below.source != text:
             found.append(f"cell {nb.cells[n].get('id')}: the cell below must be the verdict of {key!r} as "
-                         "lessons.myths.verdict_markdown writes it (python -m course_utils.tools.myths --write)")
+                         "lessons.myths.verdict_markdown writes it (python tools/myths.py --write)")
         else:
             verdict_cells.add(n + 1)
     for n, cell in enumerate(nb.cells):
@@ -125,7 +125,7 @@ def _paths(solutions_dir):
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m course_utils.tools.myths", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python tools/myths.py", description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help="rewrite the verdict cells from the table")
     parser.add_argument("--solutions", default=str(SOLUTIONS_DIR), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)

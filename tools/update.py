@@ -1,6 +1,6 @@
 """Bring a learner's clone of the course to the course's latest version without losing their work.
 
-``make update`` (``python -m course_utils.tools.update``):
+``make update`` (``python tools/update.py``):
 
 1. checks that this is a clone of the course (its first commit is :data:`COURSE_ROOT_COMMIT`), on a
    branch that follows the course's branch, with no merge, rebase or conflict under way; otherwise
@@ -32,8 +32,8 @@ If writing the learner's work back fails after the branch moved (a full disk), t
 
 Command line (from the repository root)::
 
-    python -m course_utils.tools.update                 # this clone
-    python -m course_utils.tools.update --repo DIR      # another clone
+    python tools/update.py                 # this clone
+    python tools/update.py --repo DIR      # another clone
 
 Exit codes: 0 updated, or already up to date; 1 refused (nothing was changed; the message says why
 and what to do) or a file could not be written (the message says which, where the copies are, and
@@ -55,10 +55,12 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+import _checkout  # noqa: F401  (this checkout's course_utils first)
+import build
 import nbformat
 
-from course_utils.tools import build, doctor
-from course_utils.tools._files import WriteError, shown, write_bytes, write_new
+from course_utils import doctor
+from course_utils.safe_files import WriteError, shown, write_bytes, write_new
 
 __all__ = [
     "COURSE_ROOT_COMMIT",
@@ -80,7 +82,7 @@ def _command() -> str:
     or what the learner typed instead (``python3 course.py update``: ``doctor.course_command``); on a JupyterHub or
     Binder (no `make` there, and `make update` would build a .venv the hub does not use) the module itself. Every
     message that says "run ... again" names it."""
-    return doctor.course_command("update") if doctor.place() == "clone" else "python -m course_utils.tools.update"
+    return doctor.course_command("update") if doctor.place() == "clone" else "python tools/update.py"
 #: The identity nbgitpuller commits with (nbgitpuller/pull.py): its commits hold the learner's work.
 NBGITPULLER_EMAIL = "nbgitpuller@nbgitpuller.link"
 #: Files that define the environment: when the course changes one, the environment is rebuilt.
@@ -443,7 +445,7 @@ def update(repo=None, *, course_root: str | None = None, backup_root=None, now=N
     ------
     Refused
         Nothing was changed; the message says why and what to do.
-    UpdateError, course_utils.tools._files.WriteError
+    UpdateError, course_utils.safe_files.WriteError
         A copy or a file could not be written; the message says what is where.
     """
     if shutil.which("git") is None:
@@ -903,7 +905,7 @@ def _one_per_path(lines: list) -> list:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m course_utils.tools.update",
+        prog="python tools/update.py",
         description="Update this clone of the course to the course's latest version. Every file you changed "
                     "is copied to backups/ first; your answers are carried into the new notebooks.",
     )

@@ -17,7 +17,7 @@ JupyterLab 1-2 workspaces; JupyterLab 4.6 does not read it.
   on every later click (it merges ``origin/<tag>``, which a clone does not have; measured in
   tests/test_hub_link.py): for a workshop, pin a branch made at the release tag instead (the tool says how).
 
-Standard library only; runs as a bare script too (``python3 course_utils/tools/hub_link.py --hub URL``).
+Standard library only; runs as a bare script too (``python3 tools/hub_link.py --hub URL``).
 Exit codes: 0 the link was printed; 2 bad input (the message says which value and what to give).
 """
 
@@ -30,7 +30,8 @@ import sys
 from pathlib import Path
 from urllib.parse import quote, urlencode, urlsplit
 
-REPO_ROOT = Path(__file__).resolve().parents[2]  # course_utils/tools/hub_link.py -> the repository
+from _checkout import REPO_ROOT
+
 FIRST_NOTEBOOK = "notebooks/00-before-you-start.ipynb"
 DEFAULT_REF = "main"
 NBGITPULLER_ROUTE = "hub/user-redirect/git-pull"
@@ -209,7 +210,7 @@ def tag_note(ref: str) -> str:
 
 def _parser():
     parser = argparse.ArgumentParser(
-        prog="python -m course_utils.tools.hub_link",
+        prog="python tools/hub_link.py",
         description="Print the nbgitpuller link that clones the course on a JupyterHub and opens notebook 00.")
     parser.add_argument("--hub", required=True, help="the hub's address, e.g. https://hub.example.org")
     parser.add_argument("--repo", default="", help="the course's public git address (default: this clone's origin)")

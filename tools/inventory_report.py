@@ -1,6 +1,6 @@
 """What a room learned: the concept inventory's answer files, before and after, summed up for the instructor.
 
-    python -m course_utils.tools.inventory_report FILES_OR_FOLDERS... [--figure PATH]
+    python tools/inventory_report.py FILES_OR_FOLDERS... [--figure PATH]
     make inventory-report FILES="inventory/ handed-in/*.json"
 
 Reads the files that notebooks 00 ("pre") and 08 ("post") wrote (``course_utils.lessons.inventory``; a folder
@@ -26,6 +26,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import _checkout  # noqa: F401  (this checkout's course_utils first)
 import numpy as np
 
 from course_utils.lessons import inventory as inv
@@ -230,7 +231,7 @@ def draw(report, path):
     from matplotlib.figure import Figure
 
     from course_utils import style
-    from course_utils.tools._files import make_dirs, write_bytes
+    from course_utils.safe_files import make_dirs, write_bytes
 
     n = len(inv.ITEMS)
     rows = np.arange(n)                                                      # (n,)
@@ -262,7 +263,7 @@ def draw(report, path):
 def main(argv=None):
     """The command line: print the report, draw the figure. Exit code 0, or 2 when no answer file was read."""
     parser = argparse.ArgumentParser(
-        prog="python -m course_utils.tools.inventory_report",
+        prog="python tools/inventory_report.py",
         description="Per-item rates, misconceptions and normalised gain from the concept inventory's answer files.")
     parser.add_argument("files", nargs="+", metavar="FILE_OR_FOLDER",
                         help="answer files (inventory/*.json) or folders holding them")

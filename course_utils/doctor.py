@@ -3,9 +3,9 @@
 The same diagnoses run from a terminal and from notebook 00 ("Before you start")::
 
     make doctor                              # creates the environment when missing, then diagnoses it
-    .venv/bin/python -m course_utils.tools.doctor  # the same, without make
-    python3 course_utils/tools/doctor.py           # works even with a Python that lacks the course's packages
-    python -m course_utils.tools.doctor            # Colab (`!python ...` in a cell) or a pip install: its own checks
+    .venv/bin/python tools/doctor.py         # the same, without make
+    python3 tools/doctor.py                  # works even with a Python that lacks the course's packages
+    python -m course_utils.doctor            # Colab (`!python ...` in a cell) or a pip install: its own checks
 
 Output: one line per diagnosis (a ``Finding``), ``ok`` or ``PROBLEM``, then the fix for each problem. A line longer than
 the terminal (or, in a notebook, ``NOTEBOOK_WIDTH`` characters) wraps between words, never inside a
@@ -14,7 +14,7 @@ Exit code: 0 when every diagnosis is ok, 1 otherwise.
 
 Names: this module *diagnoses* the setup (``diagnose_*``, ``Finding``); the exercise checkers *check*
 answers (``course_utils.checks``); the build tool says whether learner notebooks are *out of date*
-(``course_utils.tools.build.out_of_date``).
+(``build.out_of_date``).
 
 What is checked
 ---------------
@@ -315,10 +315,10 @@ START = {
 }
 #: How to run these checks again, where the course runs (no `make` on a hub, on Binder, in Colab or a pip install;
 #: in a clone: :func:`doctor_again`).
-_NO_MAKE_AGAIN = "notebook 00 (or `python -m course_utils.tools.doctor` in a terminal, in the course folder)"
+_NO_MAKE_AGAIN = "notebook 00 (or `python tools/doctor.py` in a terminal, in the course folder)"
 DOCTOR_AGAIN = {"hub": _NO_MAKE_AGAIN, "binder": _NO_MAKE_AGAIN,
-                "colab": "notebook 00 (or `!python -m course_utils.tools.doctor` in a cell)",
-                "installed": "notebook 00 (or `python -m course_utils.tools.doctor` with the Python the course is in)"}
+                "colab": "notebook 00 (or `!python -m course_utils.doctor` in a cell)",
+                "installed": "notebook 00 (or `python -m course_utils.doctor` with the Python the course is in)"}
 
 
 def start_step(where: str) -> str:
@@ -443,7 +443,7 @@ def find_repo(start=None) -> Path | None:
     that holds ``course_utils/__init__.py`` and ``requirements.lock``; else the folder this module
     lies in (an editable install); else None."""
     start = Path(start if start is not None else os.getcwd()).resolve()
-    candidates = [start, *start.parents, Path(__file__).resolve().parents[2]]  # course_utils/tools/doctor.py
+    candidates = [start, *start.parents, Path(__file__).resolve().parents[1]]  # course_utils/doctor.py
     for folder in candidates:
         if (folder / "course_utils" / "__init__.py").is_file() and (folder / "requirements.lock").is_file():
             return folder
@@ -853,7 +853,7 @@ def diagnose_python(version_info, prefix, executable, env: CourseEnv) -> Finding
         return _problem(
             "python", f"this is {executable} (Python {version}), not the course's Python ({env.python_shown})",
             f"Use the course's Python: `{course_command('doctor')}` "
-            f"(or `{env.python_shown if launcher() else '.venv/bin/python'} -m course_utils.tools.doctor`); "
+            f"(or `{env.python_shown if launcher() else '.venv/bin/python'} tools/doctor.py`); "
             f"in a terminal, run `{_activate()}` first so that `python` and `jupyter` are the course's")
     where = "the course's environment" if env.venv is not None else "no .venv here: checking this environment"
     return _ok("python", f"Python {version} at {env.show(executable)} ({where})")
