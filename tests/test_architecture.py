@@ -6,7 +6,7 @@ keeps its rules.
   ``course_utils.checks._framework``, are imported by name; their contents are not private to them);
 - the top level holds only the reference, its private helpers, ``plots``, ``style`` and ``alt_text``, the setup
   check notebook 00 runs (``doctor``), the safe file writes of the inventory form and the tools (``safe_files``),
-  and the subpackages.
+  the subpackages, and the lesson content as data (``content``).
 """
 import ast
 import re
@@ -74,6 +74,7 @@ def test_the_top_level_holds_the_reference_and_the_subpackages():
     assert top == sorted([
         "__init__.py", "_blas.py", "_validate.py", "attention.py", "blockwise.py", "masks.py", "multihead.py",
         "softmax.py", "plots.py", "style.py", "alt_text.py", "doctor.py", "safe_files.py", "lessons", "widgets", "checks",
+        "content",
     ])
 
 

@@ -170,7 +170,7 @@ def test_one_home_catches_an_edited_verdict_a_copied_claim_and_a_missing_questio
     nb = _copy("02")
     n, _ = tool.asked_claims(nb)[0]
     del nb.cells[n]
-    assert any("the table has" in p for p in tool.problems(nb, "02"))
+    assert any("myths.toml has" in p for p in tool.problems(nb, "02"))
 
 
 def test_the_tool_writes_the_verdict_cells_back(tmp_path):

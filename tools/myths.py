@@ -3,7 +3,7 @@
 In ``solutions/``, every claim is asked by a code cell ``cu.widgets.MythOrFact("NN-name")`` and answered by the
 markdown cell right below it: the verdict folded in a ``<details>`` (``lessons.myths.verdict_markdown``), for a
 page without a running notebook. ``problems`` says where a notebook departs from that; ``write`` rewrites the
-verdict cells from the table (after an edit of ``course_utils/lessons/myths.py``), inserting one where it is
+verdict cells from the claims (after an edit of ``course_utils/content/myths.toml``), inserting one where it is
 missing. Then execute the notebook and regenerate its learner version (``python tools/build.py``).
 
 Command line (from the repository root)::
@@ -60,17 +60,17 @@ def _verdict_cell(key, cell_id):
 
 
 def problems(nb, number):
-    """Where notebook ``number`` (``"01"``) departs from the table: a list of sentences (empty when in step).
+    """Where notebook ``number`` (``"01"``) departs from myths.toml: a list of sentences (empty when in step).
 
-    Every claim of the notebook is asked once, in the table's order; the cell below each asking cell is its verdict
-    as ``verdict_markdown`` writes it; no other markdown cell holds a claim of the table.
+    Every claim of the notebook is asked once, in the file's order; the cell below each asking cell is its verdict
+    as ``verdict_markdown`` writes it; no other markdown cell holds a claim of the file.
     """
     found = []
     asked = asked_claims(nb)
     keys = [key for _, key in asked]
     expected = [claim.key for claim in myths.claims_of(number)]
     if keys != expected:
-        found.append(f"notebook {number} asks {keys}; the table has {expected}, in that order")
+        found.append(f"notebook {number} asks {keys}; myths.toml has {expected}, in that order")
     verdict_cells = set()
     for n, key in asked:
         try:
@@ -126,7 +126,7 @@ def _paths(solutions_dir):
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python tools/myths.py", description=__doc__.splitlines()[0])
-    parser.add_argument("--write", action="store_true", help="rewrite the verdict cells from the table")
+    parser.add_argument("--write", action="store_true", help="rewrite the verdict cells from course_utils/content/myths.toml")
     parser.add_argument("--solutions", default=str(SOLUTIONS_DIR), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     left = []

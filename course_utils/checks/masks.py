@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 import course_utils as cu
+from course_utils import content
 from course_utils.checks._choice_answers import ChoiceAnswers
 from course_utils.checks._framework import (
     Case,
@@ -589,6 +590,17 @@ class _Verdict:
     look: str
 
 
+#: The answer key of the diagnostic exercise (course_utils/content/answers.toml): situation -> label -> buggy, why,
+#: look; and the rule shown with the hints.
+_ANSWER_KEY = content.read("answers")["buggy_masks"]
+
+
+def _verdict(situation, label, mask):
+    """The answer key of one candidate: its mask, and buggy / why / look from course_utils/content/answers.toml."""
+    entry = _ANSWER_KEY[situation][label]
+    return _Verdict(label, mask, entry["buggy"], entry["why"], entry["look"])
+
+
 def _situations():
     t5 = _tril(5)
     pad2 = np.arange(5) < 2  # "refund please" + 3 padding positions
@@ -596,49 +608,15 @@ def _situations():
     causal = MaskSituation(
         "causal", "causal mask for a 5-token ticket (no padding)", TICKET, 5,
         "each token may attend to itself and the tokens before it, never to a later token",
-        (
-            _Verdict(
-                "A", _tril(5, 1), True,
-                "A is off by one (np.tril(..., k=1)): every token also sees the next token, so "
-                "'my' already knows 'charger'. Look for weight just right of the diagonal.",
-                "Look just right of the diagonal in A: may 'my' attend to 'charger'?",
-            ),
-            _Verdict(
-                "B", t5, False,
-                "B is the causal mask: the lower triangle, diagonal included.",
-                "Check B row by row: each token sees itself and the earlier tokens, nothing later.",
-            ),
-            _Verdict(
-                "C", ~t5, True,
-                "C is inverted (True = blocked): each token sees only the *later* tokens, and the "
-                "last token 'please' sees nothing (its row is all hatched, its weights all zero).",
-                "Look at the first and last rows of C: what may 'my' see, and what may 'please' see?",
-            ),
-        ),
+        (_verdict("causal", "A", _tril(5, 1)), _verdict("causal", "B", t5), _verdict("causal", "C", ~t5)),
     )
     padding = MaskSituation(
         "padding", "padding mask for 'refund please' padded to 5 (no causal mask)", TICKETS[3], 5,
         "the real tokens attend to the real tokens only; the outputs at <pad> positions are thrown away",
         (
-            _Verdict(
-                "A", np.broadcast_to(pad2[None, :], (5, 5)).copy(), False,
-                "A masks the padded keys (columns): the two real tokens attend only to each other.",
-                "In A, which keys may 'refund' and 'please' attend to?",
-            ),
-            _Verdict(
-                "B", np.broadcast_to(pad2[:, None], (5, 5)).copy(), True,
-                "B applies the padding mask to the queries (rows) instead of the keys: the <pad> rows "
-                "are blocked (harmless, they are thrown away), but 'refund' and 'please' attend to the "
-                "three <pad> keys and take in their vectors. Look for weight in the <pad> columns.",
-                "In B, look at the rows of the real tokens: is there weight in the <pad> columns?",
-            ),
-            _Verdict(
-                "C", pad2[:, None] & pad2[None, :], False,
-                "C masks the padded keys *and* the padded queries. The real rows are exactly A's; "
-                "the <pad> rows have no permitted key and get zeros, which is harmless because those "
-                "outputs are thrown away (but avoid it if your softmax turns such rows into NaN).",
-                "Compare the rows of 'refund' and 'please' in C with A: only the real rows matter.",
-            ),
+            _verdict("padding", "A", np.broadcast_to(pad2[None, :], (5, 5)).copy()),  # the padded keys
+            _verdict("padding", "B", np.broadcast_to(pad2[:, None], (5, 5)).copy()),  # the padded queries instead
+            _verdict("padding", "C", pad2[:, None] & pad2[None, :]),  # keys and queries
         ),
     )
     both = MaskSituation(
@@ -646,26 +624,9 @@ def _situations():
         TICKETS[1][:3], 5,
         "causal among the real tokens; no real token sees a <pad>",
         (
-            _Verdict(
-                "A", t5 | pad3[None, :], True,
-                "A combines the two masks with `|` (or) instead of `&` (and): a key is allowed if "
-                "it is earlier *or* real, so 'cable' sees the later real tokens 'broken' and "
-                "'please'. Masks combine with `&`: a key must pass every mask.",
-                "In A, may 'cable' attend to 'broken'? Masks combine with & or with |?",
-            ),
-            _Verdict(
-                "B", t5.copy(), False,
-                "B is the causal mask alone. With *right* padding every <pad> comes after the real "
-                "tokens, so the causal mask already hides it from them: the real rows are right. "
-                "(The <pad> rows differ, and are thrown away.) With left padding this would be a bug.",
-                "In B, look only at the rows of the three real tokens: can any of them see a <pad>?",
-            ),
-            _Verdict(
-                "C", _tril(5, -1) & pad3[None, :], True,
-                "C uses np.tril(..., k=-1): no token may attend to itself, and the first token 'cable' "
-                "has no permitted key at all (a row with no key: zeros here, NaN with a plain softmax).",
-                "Look at the diagonal of C, and at the first row.",
-            ),
+            _verdict("causal + padding", "A", t5 | pad3[None, :]),  # | instead of &
+            _verdict("causal + padding", "B", t5.copy()),  # the causal mask alone
+            _verdict("causal + padding", "C", _tril(5, -1) & pad3[None, :]),  # k=-1: no token sees itself
         ),
     )
     return (causal, padding, both)
@@ -732,10 +693,7 @@ _BUGGY_ANSWERS = ChoiceAnswers(
     valid='a list of the labels "A", "B", "C" (empty for none)',
     look=_look,
     why=lambda key: [(f"{key}, {label}", v.why) for (k, label), v in _VERDICTS.items() if k == key],
-    rule=(
-        "A mask is buggy when a real token may attend to a key it should not see, or may not attend "
-        "to one it should. Rows of <pad> queries do not matter: their outputs are thrown away."
-    ),
+    rule=_ANSWER_KEY["rule"],
 )
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 import course_utils as cu
+from course_utils import content
 from course_utils.checks._choice_answers import ChoiceAnswers
 from course_utils.checks._framework import (
     Case,
@@ -106,41 +107,20 @@ def _mystery_weights(ticket, *, side="right", mask="both", q_scale=1.0, k_scale=
 
 def _mysteries():
     intended = "a generating model: causal mask and padding mask (right padding unless the labels say otherwise)"
-    specs = [
-        ("P", TICKETS[1], dict(mask="next"), "future leak",
-         "P is off by one: every token also sees the *next* token (a mask built with np.tril(..., k=1)), "
-         "so 'cable' already puts weight on 'broken'. Weight just right of the diagonal is the sign.",
-         "In P, look just right of the diagonal: may 'cable' attend to 'broken' in a causal model?"),
-        ("Q", TICKETS[2], dict(k_scale=10.0, seed=9), "one-hot rows",
-         "Q's scores are 10 times too large (the keys were not scaled down): every row puts nearly "
-         "all its weight on one key. Check the scale (1 / sqrt(d_k)) and the size of the "
-         "projections before trusting such a sharp pattern.",
-         "In Q, how many cells per row carry visible weight?"),
-        ("R", TICKETS[1], dict(side="left", mask="causal"), "padding leak",
-         "R is left-padded with a causal mask only: the real tokens come after the two <pad> positions, "
-         "so the causal mask does not hide them, and every real token gives weight to the <pad> columns.",
-         "In R, read the rows of the real tokens: is there weight in the <pad> columns?"),
-        ("S", TICKETS[1], dict(), "looks fine",
-         "S is what the intended mask gives: nothing above the diagonal, no weight on the <pad> "
-         "columns in the real rows, and weights that vary from row to row. Looking fine is not an "
-         "explanation of what the layer does, only the absence of these bugs.",
-         "In S, check the three bugs one by one: weight above the diagonal? on the <pad> columns? rows "
-         "that are all equal, all on one key, or all on the diagonal?"),
-        ("T", TICKETS[2], dict(mask="self"), "diagonal",
-         "T puts all the weight on the diagonal: each token attends only to itself (here the mask was "
-         "built with np.eye instead of np.tril), so the layer mixes nothing between tokens.",
-         "In T, where does each row put its weight?"),
-        ("U", TICKETS[0], dict(q_scale=0.0), "uniform rows",
-         "U's rows spread their weight evenly over the permitted keys (1, 1/2, 1/3, 1/4): every score in "
-         "a row is the same. Here the query projection is all zeros; a dead projection, inputs that are "
-         "all alike, or a huge divisor give the same picture.",
-         "In U, compare the weights within each row: 1, 1/2, 1/3, ...?"),
+    specs = [  # label, ticket, how the layer is broken (the diagnosis, why and where to look: answers.toml)
+        ("P", TICKETS[1], dict(mask="next")),  # np.tril(..., k=1): each token sees the next one
+        ("Q", TICKETS[2], dict(k_scale=10.0, seed=9)),  # keys 10 times too large
+        ("R", TICKETS[1], dict(side="left", mask="causal")),  # left padding, causal mask only
+        ("S", TICKETS[1], dict()),  # the intended mask
+        ("T", TICKETS[2], dict(mask="self")),  # np.eye instead of np.tril
+        ("U", TICKETS[0], dict(q_scale=0.0)),  # a dead query projection
     ]
+    key = content.read("answers")["plot_diagnoses"]
     mysteries, verdicts = [], {}
-    for label, ticket, kwargs, diagnosis, why, look in specs:
+    for label, ticket, kwargs in specs:
         tokens, weights = _mystery_weights(ticket, **kwargs)
         mysteries.append(PlotMystery(label, tokens, weights, intended))
-        verdicts[label] = _Verdict(diagnosis, why, look)
+        verdicts[label] = _Verdict(key[label]["diagnosis"], key[label]["why"], key[label]["look"])
     return tuple(mysteries), verdicts
 
 

@@ -1,0 +1,98 @@
+"""The lesson content as data (course_utils/content/*.toml): read as written, and a mistake in a file is named.
+
+An instructor edits these files without Python, so a broken one must say which file, which entry and what is wrong,
+never a KeyError from deep inside the package or a widget that shows nothing.
+"""
+import shutil
+
+import pytest
+
+from course_utils import content
+from course_utils.checks import masks as mask_checks
+from course_utils.checks import reading as reading_checks
+from course_utils.lessons import inventory, myths
+
+
+@pytest.fixture
+def folder(tmp_path, monkeypatch):
+    """A copy of the content folder, read instead of the package's."""
+    copy = tmp_path / "content"
+    shutil.copytree(content.FOLDER, copy, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    monkeypatch.setattr(content, "FOLDER", copy)
+    return copy
+
+
+def replace(path, old, new):
+    text = path.read_text(encoding="utf-8")
+    assert old in text, f"{old!r} is not in {path.name}"
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def test_every_content_file_is_read_and_each_text_is_one_line():
+    for path in sorted(content.FOLDER.glob("*.toml")):
+        data = content.read(path.stem)
+        assert data, path.name
+
+        def strings(value):
+            if isinstance(value, str):
+                yield value
+            elif isinstance(value, dict):
+                for item in value.values():
+                    yield from strings(item)
+            elif isinstance(value, list):
+                for item in value:
+                    yield from strings(item)
+
+        assert all("\n" not in s and "  " not in s for s in strings(data)), path.name
+
+
+def test_a_wrapped_text_reads_as_one_paragraph(folder):
+    replace(folder / "myths.toml", "claim = 'Attention picks the best key.'", "claim = '''\nAttention picks\n   the best key.'''")
+    assert myths._claims()[0].claim == "Attention picks the best key."
+
+
+def test_the_modules_hold_what_the_files_say():
+    first = content.read("myths")["claim"][0]
+    assert myths.CLAIMS[0].key == first["key"] and myths.CLAIMS[0].feedback == first["feedback"]
+    item = content.read("inventory")["item"][0]
+    assert inventory.ITEMS[0].stem == item["stem"] and len(inventory.ITEMS[0].choices) == len(item["choice"])
+    answers = content.read("answers")
+    assert mask_checks._VERDICTS[("causal", "A")].why == answers["buggy_masks"]["causal"]["A"]["why"]
+    assert reading_checks._VERDICTS["P"].diagnosis == answers["plot_diagnoses"]["P"]["diagnosis"]
+
+
+def test_a_file_that_is_not_toml_is_named_with_its_line(folder):
+    replace(folder / "myths.toml", 'answer = "myth"', 'answer = "myth')
+    with pytest.raises(content.ContentError, match=r"myths\.toml: .*line \d+"):
+        myths._claims()
+
+
+@pytest.mark.parametrize("old, new, said", [
+    ('answer = "myth"', 'answer = "Myth"', r'claim 1 \(01-best-key\): answer must be "myth" or "fact"; got \'Myth\''),
+    ('ruling = "Myth"\n', "", r"claim 1 \(01-best-key\): no ruling"),
+    ('key = "01-max-shift"', 'key = "01-best-key"', r"claim 2 \(01-best-key\): the key '01-best-key' is used twice"),
+    ("[claim.feedback]\nmyth =", "[claim.feedback]\nmyths =", r"claim 1 \(01-best-key\): \[claim.feedback\] must hold"),
+])
+def test_a_claim_missing_what_the_notebook_needs_is_named(folder, old, new, said):
+    replace(folder / "myths.toml", old, new)
+    with pytest.raises(content.ContentError, match=said):
+        myths._claims()
+
+
+@pytest.mark.parametrize("old, new, said", [
+    ('named_in = "checker softmax"\nmisconception = \'exp only\'\n', "",
+     r"item 1 \(softmax-row\): exactly one choice must be right .* 2 are"),
+    ("see = {notebook = \"01-one-attention-row\", section = \"2\", cell = \"nb01-byhand\"}",
+     "see = {notebook = \"01-one-attention-row\", cell = \"nb01-byhand\"}", r"item 1 \(softmax-row\): see must be"),
+    ('named_in = "checker softmax"\nmisconception = \'exp only\'\n', 'named_in = "checker softmax"\n',
+     r"item 1 \(softmax-row\), choice 3: a choice named in 'checker softmax' needs its misconception's name"),
+])
+def test_an_inventory_item_missing_what_the_form_needs_is_named(folder, old, new, said):
+    replace(folder / "inventory.toml", old, new)
+    with pytest.raises(content.ContentError, match=said):
+        inventory._items()
+
+
+def test_a_myth_choice_is_named_by_its_own_text():
+    (choice,) = [c for c in inventory.item_by_key("max-shift").choices if c.named_in == "myth 01"]
+    assert choice.misconception == choice.text == "Subtracting the maximum is an approximation."
