@@ -17,7 +17,7 @@ Subpackages and the modules that need matplotlib or ipywidgets load on first use
 """
 import importlib
 
-from . import _blas, alt_text
+from . import alt_text
 from .attention import attention_row, scaled_dot_product_attention
 from .blockwise import blockwise_attention
 from .masks import causal_mask, padding_mask
@@ -27,10 +27,6 @@ from .softmax import softmax
 # Inside IPython, every matplotlib figure (plt.show(), display(fig)) is shown as an <img alt> beside its PNG;
 # outside, this does nothing. alt_text loads only the standard library and numpy here.
 alt_text.register_formatter()
-# Inside a Jupyter kernel, numpy's OpenBLAS works on one thread (COURSE_BLAS_THREADS=n for more; OPENBLAS_NUM_THREADS
-# or OMP_NUM_THREADS, when set, stand): the course's matrices are small, and on a busy machine threads wait for each
-# other (course_utils._blas).
-_blas.limit_in_kernel()
 
 __all__ = [
     "softmax",
