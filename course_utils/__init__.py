@@ -14,19 +14,17 @@ The package is arranged by who it serves (the module map, one line per module: d
 
 Subpackages and the modules that need matplotlib or ipywidgets load on first use
 (``import course_utils as cu; cu.plots.attention_heatmap(...)``, ``cu.lessons.data.TICKET``).
+
+Importing it changes nothing outside it: no display formatter, no thread setting. A notebook that wants every
+figure shown with its alt text says so in its imports cell: ``cu.alt_text.register_formatter()``.
 """
 import importlib
 
-from . import alt_text
 from .attention import attention_row, scaled_dot_product_attention
 from .blockwise import blockwise_attention
 from .masks import causal_mask, padding_mask
 from .multihead import merge_heads, multi_head_attention, split_heads
 from .softmax import softmax
-
-# Inside IPython, every matplotlib figure (plt.show(), display(fig)) is shown as an <img alt> beside its PNG;
-# outside, this does nothing. alt_text loads only the standard library and numpy here.
-alt_text.register_formatter()
 
 __all__ = [
     "softmax",
@@ -41,7 +39,7 @@ __all__ = [
 ]
 
 #: Modules and subpackages loaded on first attribute access (``cu.plots``, ``cu.lessons``, ...).
-LAZY_MODULES = ("plots", "style", "lessons", "widgets", "checks", "tools")
+LAZY_MODULES = ("plots", "style", "alt_text", "lessons", "widgets", "checks", "tools")
 
 
 def __getattr__(name):
