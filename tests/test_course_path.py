@@ -25,6 +25,10 @@ ROOT = Path(__file__).resolve().parent.parent
 #: The lines every notebook's first code cell begins with (notebook 00 imports os too, for its error message).
 COURSE_PATH_LINE = ("sys.path.insert(0, str(Path.cwd().parent))  "
                     "# the course folder first: its course_utils is used, installed or not")
+#: The line after it: numpy's BLAS on one thread, set before numpy loads (issue 23: no longer by ``import course_utils``
+#: through ctypes); a user's own OPENBLAS_NUM_THREADS stands.
+BLAS_LINE = ('os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before numpy loads: one thread per matrix product '
+             '(faster on a busy machine)')
 #: The line every notebook's imports cell (its second code cell) holds: it turns on the figures' alt text (each
 #: figure that plt.show() draws published as an <img alt> beside its PNG, course_utils.alt_text), which importing
 #: course_utils does not do (issue 23: the import changes nothing outside the package).
@@ -90,6 +94,55 @@ def test_the_setup_cell_is_one_and_the_same_in_every_notebook():
     first = cells["solutions/00-before-you-start.ipynb"]
     assert 'PACKAGE = "git+' in first
     assert [name for name, cell in cells.items() if cell != first] == []
+
+
+#: Run after a setup cell: numpy's OpenBLAS's thread count (ctypes, here in a test only), or "no OpenBLAS".
+BLAS_THREADS = """
+import ctypes
+import numpy
+
+def openblas_threads():
+    with open("/proc/self/maps", encoding="utf-8") as maps:
+        libraries = sorted({line.split()[-1] for line in maps if "openblas" in line.lower() and ".so" in line})
+    for library in map(ctypes.CDLL, libraries):
+        for name in ("scipy_openblas_get_num_threads64_", "scipy_openblas_get_num_threads", "openblas_get_num_threads64_",
+                     "openblas_get_num_threads"):
+            if hasattr(library, name):
+                return getattr(library, name)()
+    return "no OpenBLAS"
+
+print("THREADS", openblas_threads())
+"""
+
+
+def test_the_setup_cell_sets_one_blas_thread_before_numpy_loads():
+    lines = code_cells(ROOT / "solutions" / "00-before-you-start.ipynb")[0].splitlines()
+    assert BLAS_LINE in lines
+    assert not any("numpy" in line for line in lines if line != BLAS_LINE)  # the setup cell never loads numpy
+
+
+@pytest.mark.skipif(not Path("/proc/self/maps").exists() or (os.cpu_count() or 1) < 2,
+                    reason="needs Linux's /proc and more than one core (one core gives one thread anyway)")
+@pytest.mark.parametrize("case", ["setup cell", "without the line", "the user's choice"])
+def test_after_the_setup_cell_numpy_multiplies_on_one_thread_unless_the_user_chose(case):
+    """A kernel starts without numpy (measured: ipykernel 7.4 loads neither numpy nor matplotlib); the setup cell
+    then sets OPENBLAS_NUM_THREADS, which OpenBLAS reads when numpy loads it."""
+    path = ROOT / "notebooks" / "01-one-attention-row.ipynb"
+    setup = code_cells(path)[0]
+    if case == "without the line":
+        setup = setup.replace(BLAS_LINE, "")
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")}
+    if case == "the user's choice":
+        env["OPENBLAS_NUM_THREADS"] = "2"
+    done = subprocess.run([sys.executable, "-c", setup + BLAS_THREADS], cwd=path.parent, env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    threads = done.stdout.split("THREADS ")[-1].strip()
+    if threads == "no OpenBLAS":
+        pytest.skip("numpy does not use OpenBLAS here")
+    assert (threads == "1") is (case == "setup cell"), (case, threads)
+    if case == "the user's choice":
+        assert threads == "2"
 
 
 def imports_cell_problem(path: Path) -> str | None:
