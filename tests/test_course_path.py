@@ -32,8 +32,7 @@ BLAS_LINE = ('os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before numpy
 #: The line every notebook's imports cell (its second code cell) holds: it turns on the figures' alt text (each
 #: figure that plt.show() draws published as an <img alt> beside its PNG, course_utils.alt_text), which importing
 #: course_utils does not do (issue 23: the import changes nothing outside the package).
-FORMATTER_LINE = ("cu.alt_text.register_formatter()  # every figure plt.show() draws comes with its alt text "
-                  "(what it shows, in words)")
+FORMATTER_LINE = "cu.alt_text.register_formatter()  # every figure shown below comes with its alt text (what it shows, in words)"
 NOTEBOOKS = sorted((ROOT / "solutions").glob("[0-9][0-9]-*.ipynb")) + sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))
 
 #: Run in a fresh interpreter before a setup cell: no editable install (a hub's environment), and optionally a
