@@ -6,7 +6,8 @@ sizes notebook 07 uses, and that blockwise attention's peak memory grows like T,
 
 For q, k, v of shape (4 heads, T, 64), float64 and float32, T = 128 to 2048: the median time of
 ``scaled_dot_product_attention`` and of ``blockwise_attention`` in 128 x 128 tiles (notebook 07's), and tracemalloc's
-peak of one call of each; and blockwise attention's peak at T = 16384 (one head, float64, 128 x 128 tiles).
+peak of one call of each; and blockwise attention's peak at T = 16384 (one head, float64, 128 x 128 tiles). The calls
+run with OPENBLAS_NUM_THREADS=1 unless it is set, as in the notebooks (their setup cell sets it).
 
 ``--before REF`` (a git ref, checked out into a temporary worktree, or a directory holding course_utils): the same
 calls of that course_utils too, in a subprocess, in alternating rounds (before first in one round, after first in
@@ -74,6 +75,7 @@ def measure_in(tree, lengths, repeats, long):
     with tempfile.TemporaryDirectory(prefix="bench-attention-") as tmp:
         out = Path(tmp) / "found.json"
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (str(tree), os.environ.get("PYTHONPATH")) if p))
+        env.setdefault("OPENBLAS_NUM_THREADS", "1")  # as every notebook's setup cell sets it (unless set)
         command = [sys.executable, __file__, "--json", str(out), "--repeats", str(repeats),
                    "--lengths", *map(str, lengths), *(["--long"] if long else [])]
         subprocess.run(command, check=True, env=env, cwd=tmp)
@@ -112,7 +114,8 @@ def report(rounds_after, rounds_before, before_name, load, path):
         "",
         f"What the plain reference costs at notebook 07's sizes: q, k, v of shape ({HEADS} heads, T, {D}); the median "
         f"of 3 timed calls after a warm-up, the median of that over {len(rounds_after)} round(s); peak memory is "
-        "tracemalloc's, in one more call. No goal: issue 23 retired the speed goals beside PyTorch "
+        f"tracemalloc's, in one more call; OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', '1')}, as in "
+        "the notebooks. No goal: issue 23 retired the speed goals beside PyTorch "
         "([docs/performance.md](../../docs/performance.md#attention)).",
         "" if not rounds_before else
         f"Before: `{before_name}`, run in a subprocess in the same rounds, alternating which side goes first.",
