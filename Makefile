@@ -148,7 +148,7 @@ lock:
 clean-env:
 	$(PYTHON) tools/clean_env.py $(call quote,$(VENV))
 
-# Maintainers: time and memory of course_utils attention against a naive loop and PyTorch (when installed),
+# Maintainers: time and memory of course_utils' attention at notebook 07's sizes (no goal since issue 23),
 # dashboard update latency, notebook run times, and a room of learners on a real JupyterHub (benchmarks/hub.py: the
 # hub sizing in docs/instructor-guide.md; it needs the test's configurable-http-proxy); results in benchmarks/results/.
 # Not part of `make test`.

@@ -17,23 +17,17 @@ What knows the repository checkout (build, update, reset, ...) is not here: it i
 
 Subpackages and the modules that need matplotlib or ipywidgets load on first use
 (``import course_utils as cu; cu.plots.attention_heatmap(...)``, ``cu.lessons.data.TICKET``).
+
+Importing it changes nothing outside it: no display formatter, no thread setting. A notebook that wants every
+figure shown with its alt text says so in its imports cell: ``cu.alt_text.register_formatter()``.
 """
 import importlib
 
-from . import _blas, alt_text
 from .attention import attention_row, scaled_dot_product_attention
 from .blockwise import blockwise_attention
 from .masks import causal_mask, padding_mask
 from .multihead import merge_heads, multi_head_attention, split_heads
 from .softmax import softmax
-
-# Inside IPython, every matplotlib figure (plt.show(), display(fig)) is shown as an <img alt> beside its PNG;
-# outside, this does nothing. alt_text loads only the standard library and numpy here.
-alt_text.register_formatter()
-# Inside a Jupyter kernel, numpy's OpenBLAS works on one thread (COURSE_BLAS_THREADS=n for more; OPENBLAS_NUM_THREADS
-# or OMP_NUM_THREADS, when set, stand): the course's matrices are small, and on a busy machine threads wait for each
-# other (course_utils._blas).
-_blas.limit_in_kernel()
 
 __all__ = [
     "softmax",
@@ -48,7 +42,7 @@ __all__ = [
 ]
 
 #: Modules and subpackages loaded on first attribute access (``cu.plots``, ``cu.lessons``, ...).
-LAZY_MODULES = ("plots", "style", "lessons", "widgets", "checks")
+LAZY_MODULES = ("plots", "style", "alt_text", "lessons", "widgets", "checks")
 
 
 def __getattr__(name):

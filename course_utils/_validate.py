@@ -1,4 +1,4 @@
-"""Private input checks shared by the core modules (softmax, attention, masks, multihead).
+"""Private input checks shared by the core modules (softmax, attention, blockwise, masks, multihead).
 
 Every check raises a ValueError or TypeError whose message names the argument and what it got
 (its shape, dtype, or the position of the offending entry), so a learner never has to read a bare
@@ -302,6 +302,15 @@ def as_scale(scale, d_k):
     if not np.isfinite(scale):
         raise ValueError(f"scale must be finite; got scale={scale}")
     return float(scale)
+
+
+def check_scores_finite(scores, q, k, scale):
+    """Raise a ValueError naming q and k when the scores ``q @ k^T * scale`` overflowed (an inf or a NaN among them)."""
+    if not np.isfinite(scores).all():
+        raise ValueError(
+            f"the scores q @ k^T * scale overflowed (largest |q| = {np.abs(q).max():.3g}, "
+            f"|k| = {np.abs(k).max():.3g}, scale = {scale:.3g}); rescale q and k"
+        )
 
 
 def check_score_row(scores, values, *, name="scores", what="score", neginf_ok=True):

@@ -17,8 +17,8 @@ What the alt says (``description``), first found wins:
 Figures reach the page in two ways, both through ``picture_bundle``:
 
 * ``plt.show()`` and ``display(fig)``: ``register_formatter`` makes IPython publish ``figure_bundle(fig)`` for
-  every matplotlib ``Figure``. ``import course_utils`` calls it; it does something only inside IPython, and
-  registers once however often it is called;
+  every matplotlib ``Figure``. Each notebook's imports cell calls it (``import course_utils`` does not); it does
+  something only inside IPython, and registers once however often it is called;
 * the dashboards (``course_utils.widgets``) publish their own figure with the alt their ``describe()`` gives.
 
 At import only the standard library and numpy load (``import course_utils`` stays light); matplotlib, Pillow
@@ -844,28 +844,24 @@ def register_formatter(shell=None):
 
     Registered with IPython's highest-priority display formatter, by the Figure's qualified name (matplotlib
     need not be imported yet), so the inline backend's own PNG formatter, which it installs again whenever it is
-    configured, never runs for a figure. Calling it again changes nothing.
+    configured, never runs for a figure. Calling it again changes nothing; outside IPython it does nothing.
+    Every notebook's imports cell calls it (tests/test_course_path.py); it returns nothing, so that cell shows
+    nothing for it.
 
     Parameters
     ----------
     shell : IPython InteractiveShell, optional
-        Default: the running one.
-
-    Returns
-    -------
-    bool
-        True when the formatter is in place, False outside IPython (nothing is done).
+        Default: the running one, if any.
     """
     if shell is None:
         ipython = sys.modules.get("IPython")  # not imported: certainly not running under IPython
         shell = ipython.get_ipython() if ipython is not None else None
         if shell is None:
-            return False
+            return
     formatter = shell.display_formatter.ipython_display_formatter
     try:
         if formatter.lookup_by_type("matplotlib.figure.Figure") is display_figure:
-            return True
+            return
     except KeyError:
         pass
     formatter.for_type_by_name("matplotlib.figure", "Figure", display_figure)
-    return True

@@ -53,64 +53,21 @@ def softmax(x, axis=-1):
     return softmax_unchecked(x, int(axis))
 
 
-def softmax_unchecked(x, axis, *, overwrite=False):
-    """Softmax of a floating ndarray already free of NaN and +inf (see ``softmax``).
+def softmax_unchecked(x, axis):
+    """Softmax of a floating ndarray already free of NaN and +inf (see ``softmax``), along ``axis`` (an int in range).
 
-    The unchecked internal call behind ``softmax``, for course_utils' own callers that have
-    validated their inputs already (``attention``, ``lessons``); not part of the learners' API
-    (``course_utils.__all__``). ``axis`` must be an int in range.
-
-    ``overwrite=True`` computes the weights in x's own memory and returns x: for a caller that owns
-    a large x it no longer needs (``scaled_dot_product_attention``'s scores), this saves one
-    array of x's size and a pass over memory. The numbers are the same either way.
+    The computation behind ``softmax``, for course_utils' own callers that have validated their inputs already
+    (``attention``, ``lessons``); not part of the learners' API (``course_utils.__all__``).
     """
     if x.shape[axis] == 0:
         return np.zeros_like(x)  # empty slices: nothing to normalise
     if x.dtype == np.float16:
-        # float16 tops out at 65,504: the sum of more than that many exp(...) <= 1 would overflow
-        # to inf and every weight to 0. Accumulate in float32; the weights (<= 1) fit in float16.
-        weights = softmax_unchecked(x.astype(np.float32), axis, overwrite=True).astype(np.float16)
-        if overwrite:
-            x[...] = weights
-            return x
-        return weights
-    row_max = np.max(x, axis=axis, keepdims=True)  # (..., 1, ...)
-    # An all -inf slice would give -inf - (-inf) = NaN; shift it by 0 instead, so exp gives zeros.
-    if np.isneginf(row_max).any():
-        row_max = np.where(np.isneginf(row_max), 0.0, row_max).astype(x.dtype, copy=False)
-    out = x if overwrite else np.empty_like(x)
-    with np.errstate(over="ignore", under="ignore"):
-        # x - max can overflow to -inf (e.g. -1e308 - 1e308); exp then gives exactly 0.
-        np.subtract(x, row_max, out=out)  # same shape as x, entries <= 0
-    return softmax_of_shifted(out, axis)
-
-
-def softmax_of_shifted(shifted, axis):
-    """Softmax of scores already shifted so that no ``exp`` overflows, computed in ``shifted``'s own memory.
-
-    The second half of every softmax here: exponentiate, add up each slice along ``axis``, divide. The
-    caller has subtracted each slice's maximum (``softmax_unchecked``), so the entries are <= 0 (or -inf)
-    and their exponentials in [0, 1]; or it knows every entry is small enough that ``exp`` can neither
-    overflow nor underflow without a shift (``attention.scores_are_small``). A slice of entries that are all
-    -inf stays all zeros.
-
-    Parameters
-    ----------
-    shifted : ndarray, shape (..., n, ...)
-        Floating, no NaN or +inf; overwritten with the weights.
-    axis : int
-        The axis to normalise over, in range.
-
-    Returns
-    -------
-    ndarray
-        ``shifted``, now holding the weights.
-    """
-    with np.errstate(under="ignore"):
-        np.exp(shifted, out=shifted)  # entries in [0, 1]: the unnormalised weights
-    total = np.sum(shifted, axis=axis, keepdims=True)  # (..., 1, ...); >= 1 after a max shift, unless all -inf
-    # An all -inf slice has total 0 and is all zeros already: dividing it by 1 leaves it so (no 0/0). A plain
-    # divide, not one with where=total > 0: the same numbers, and measured 2.4x faster in float32.
-    total[total == 0] = 1
-    np.divide(shifted, total, out=shifted)
-    return shifted
+        # float16 tops out at 65,504: a sum of more exp(...) <= 1 than that would overflow. Add up in float32.
+        return softmax_unchecked(x.astype(np.float32), axis).astype(np.float16)
+    row_max = np.max(x, axis=axis, keepdims=True)  # (..., 1, ...): each slice's largest entry
+    row_max[np.isneginf(row_max)] = 0  # an all -inf slice: shift by 0, as -inf - (-inf) would be NaN
+    with np.errstate(over="ignore", under="ignore"):  # x - max may overflow to -inf (-1e308 - 1e308): exp gives 0
+        e = np.exp(x - row_max)  # same shape as x; entries in [0, 1], the largest of each slice 1
+    total = np.sum(e, axis=axis, keepdims=True)  # (..., 1, ...): at least 1, or 0 for an all -inf slice
+    total[total == 0] = 1  # an all -inf slice is all zeros already: divide it by 1, not 0
+    return e / total

@@ -210,9 +210,11 @@ def test_figure_bundle_publishes_what_the_inline_backend_would_draw_with_an_alt(
 # --------------------------------------------------------------------------- the IPython formatter
 def test_the_formatter_does_nothing_outside_ipython():
     from IPython import get_ipython
+    from IPython.core.interactiveshell import InteractiveShell
 
     assert get_ipython() is None
-    assert alt_text.register_formatter() is False
+    alt_text.register_formatter()
+    assert get_ipython() is None and not InteractiveShell.initialized()  # no shell made to register in
 
 
 def test_the_formatter_is_registered_once_and_publishes_one_picture(monkeypatch):
@@ -220,8 +222,8 @@ def test_the_formatter_is_registered_once_and_publishes_one_picture(monkeypatch)
 
     formatter = DisplayFormatter()
     shell = types.SimpleNamespace(display_formatter=formatter)
-    assert alt_text.register_formatter(shell) is True
-    assert alt_text.register_formatter(shell) is True  # again: nothing changes
+    alt_text.register_formatter(shell)
+    alt_text.register_formatter(shell)  # again: nothing changes
     printers = formatter.ipython_display_formatter
     registered = [f for f in [*printers.type_printers.values(), *printers.deferred_printers.values()]
                   if f is alt_text.display_figure]
@@ -231,7 +233,7 @@ def test_the_formatter_is_registered_once_and_publishes_one_picture(monkeypatch)
     fig = Figure(figsize=(2, 2))
     fig.subplots().plot([0, 1], [1, 0])
     assert formatter.format(fig) == ({}, {})  # handled: no other formatter runs
-    assert alt_text.register_formatter(shell) is True
+    alt_text.register_formatter(shell)
     formatter.format(fig)
     assert len(published) == 2 and published[0] == published[1]
     alt, encoded = alt_and_png(published[0])
@@ -239,8 +241,8 @@ def test_the_formatter_is_registered_once_and_publishes_one_picture(monkeypatch)
 
 
 KERNEL_CELLS = [
-    # 0: plt.show() after `import course_utils` only
-    "import matplotlib.pyplot as plt\nimport course_utils as cu\nfig, ax = plt.subplots()\n"
+    # 0: plt.show() after the notebooks' imports: course_utils, and the formatter turned on
+    "import matplotlib.pyplot as plt\nimport course_utils as cu\ncu.alt_text.register_formatter()\nfig, ax = plt.subplots()\n"
     "ax.plot([0, 1, 2], [0.0, 0.5, 2.0])\nax.set_title('rising')\nplt.show()",
     # 1: a course heatmap; the formatter registered again, then the backend reconfigured: still one picture
     "cu.alt_text.register_formatter()\n%matplotlib inline\nfig, ax = plt.subplots()\n"

@@ -72,7 +72,7 @@ def test_the_underscore_rule_catches_an_offender(tmp_path):
 def test_the_top_level_holds_the_reference_and_the_subpackages():
     top = sorted(p.name for p in PACKAGE.iterdir() if p.name != "__pycache__" and not p.name.endswith(".egg-info"))
     assert top == sorted([
-        "__init__.py", "_blas.py", "_validate.py", "attention.py", "blockwise.py", "masks.py", "multihead.py",
+        "__init__.py", "_validate.py", "attention.py", "blockwise.py", "masks.py", "multihead.py",
         "softmax.py", "plots.py", "style.py", "alt_text.py", "doctor.py", "safe_files.py", "lessons", "widgets", "checks",
         "content",
     ])

@@ -25,6 +25,14 @@ ROOT = Path(__file__).resolve().parent.parent
 #: The lines every notebook's first code cell begins with (notebook 00 imports os too, for its error message).
 COURSE_PATH_LINE = ("sys.path.insert(0, str(Path.cwd().parent))  "
                     "# the course folder first: its course_utils is used, installed or not")
+#: The line after it: numpy's BLAS on one thread, set before numpy loads (issue 23: no longer by ``import course_utils``
+#: through ctypes); a user's own OPENBLAS_NUM_THREADS stands.
+BLAS_LINE = ('os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before numpy loads: one thread per matrix product '
+             '(faster on a busy machine)')
+#: The line every notebook's imports cell (its second code cell) holds: it turns on the figures' alt text (each
+#: figure that plt.show() draws published as an <img alt> beside its PNG, course_utils.alt_text), which importing
+#: course_utils does not do (issue 23: the import changes nothing outside the package).
+FORMATTER_LINE = "cu.alt_text.register_formatter()  # every figure shown below comes with its alt text (what it shows, in words)"
 NOTEBOOKS = sorted((ROOT / "solutions").glob("[0-9][0-9]-*.ipynb")) + sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))
 
 #: Run in a fresh interpreter before a setup cell: no editable install (a hub's environment), and optionally a
@@ -85,6 +93,107 @@ def test_the_setup_cell_is_one_and_the_same_in_every_notebook():
     first = cells["solutions/00-before-you-start.ipynb"]
     assert 'PACKAGE = "git+' in first
     assert [name for name, cell in cells.items() if cell != first] == []
+
+
+#: Run after a setup cell: numpy's OpenBLAS's thread count (ctypes, here in a test only), or "no OpenBLAS".
+BLAS_THREADS = """
+import ctypes
+import numpy
+
+def openblas_threads():
+    with open("/proc/self/maps", encoding="utf-8") as maps:
+        libraries = sorted({line.split()[-1] for line in maps if "openblas" in line.lower() and ".so" in line})
+    for library in map(ctypes.CDLL, libraries):
+        for name in ("scipy_openblas_get_num_threads64_", "scipy_openblas_get_num_threads", "openblas_get_num_threads64_",
+                     "openblas_get_num_threads"):
+            if hasattr(library, name):
+                return getattr(library, name)()
+    return "no OpenBLAS"
+
+print("THREADS", openblas_threads())
+"""
+
+
+def test_the_setup_cell_sets_one_blas_thread_before_numpy_loads():
+    lines = code_cells(ROOT / "solutions" / "00-before-you-start.ipynb")[0].splitlines()
+    assert BLAS_LINE in lines
+    assert not any("numpy" in line for line in lines if line != BLAS_LINE)  # the setup cell never loads numpy
+
+
+@pytest.mark.skipif(not Path("/proc/self/maps").exists() or (os.cpu_count() or 1) < 2,
+                    reason="needs Linux's /proc and more than one core (one core gives one thread anyway)")
+@pytest.mark.parametrize("case", ["setup cell", "without the line", "the user's choice"])
+def test_after_the_setup_cell_numpy_multiplies_on_one_thread_unless_the_user_chose(case):
+    """A kernel starts without numpy (measured: ipykernel 7.4 loads neither numpy nor matplotlib); the setup cell
+    then sets OPENBLAS_NUM_THREADS, which OpenBLAS reads when numpy loads it."""
+    path = ROOT / "notebooks" / "01-one-attention-row.ipynb"
+    setup = code_cells(path)[0]
+    if case == "without the line":
+        setup = setup.replace(BLAS_LINE, "")
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")}
+    if case == "the user's choice":
+        env["OPENBLAS_NUM_THREADS"] = "2"
+    done = subprocess.run([sys.executable, "-c", setup + BLAS_THREADS], cwd=path.parent, env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    threads = done.stdout.split("THREADS ")[-1].strip()
+    if threads == "no OpenBLAS":
+        pytest.skip("numpy does not use OpenBLAS here")
+    assert (threads == "1") is (case == "setup cell"), (case, threads)
+    if case == "the user's choice":
+        assert threads == "2"
+
+
+def imports_cell_problem(path: Path) -> str | None:
+    """What is wrong with the notebook's imports cell (its second code cell), or None: it must hold FORMATTER_LINE,
+    after ``import course_utils as cu`` (the line uses ``cu``)."""
+    lines = code_cells(path)[1].splitlines()
+    if FORMATTER_LINE not in lines:
+        return f"{path.name}: its imports cell lacks the line that turns on the figures' alt text: {FORMATTER_LINE}"
+    imports = [i for i, line in enumerate(lines) if line.strip() == "import course_utils as cu"]
+    if not imports or imports[0] > lines.index(FORMATTER_LINE):
+        return f"{path.name}: its imports cell turns on the figures' alt text before `import course_utils as cu`"
+    return None
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: f"{p.parent.name}/{p.name[:2]}")
+def test_every_imports_cell_turns_on_the_figures_alt_text(path):
+    assert imports_cell_problem(path) is None
+
+
+@pytest.mark.parametrize("damage", ["line removed", "line before the import"])
+def test_the_imports_rule_catches_a_notebook_without_the_line(tmp_path, damage):
+    notebook = json.loads((ROOT / "solutions" / "08-what-you-learned.ipynb").read_text(encoding="utf-8"))
+    cell = [c for c in notebook["cells"] if c["cell_type"] == "code"][1]
+    lines = [line for line in "".join(cell["source"]).splitlines() if line != FORMATTER_LINE]
+    if damage == "line before the import":
+        lines.insert(0, FORMATTER_LINE)
+    cell["source"] = "\n".join(lines)
+    damaged = tmp_path / "08-damaged.ipynb"
+    damaged.write_text(json.dumps(notebook), encoding="utf-8")
+    assert imports_cell_problem(damaged) is not None
+
+
+FIGURE_CELL = "import matplotlib.pyplot as plt\nplt.plot([0, 1], [1, 0])\nplt.show()"
+
+
+@pytest.mark.parametrize("with_line", [True, False], ids=["as committed", "without the line"])
+def test_the_imports_cell_gives_figures_their_alt_text_in_a_kernel(with_line):
+    """Notebook 08's first two cells as a learner runs them, then a figure: an <img alt> beside the PNG; the same cells
+    without the line show a bare PNG (what every notebook would show, since the import alone turns on nothing)."""
+    nbclient = pytest.importorskip("nbclient")
+    nbformat = pytest.importorskip("nbformat")
+    path = ROOT / "notebooks" / "08-what-you-learned.ipynb"
+    setup, imports = code_cells(path)[:2]
+    if not with_line:
+        imports = imports.replace(FORMATTER_LINE, "")
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in (setup, imports, FIGURE_CELL)])
+    nbclient.NotebookClient(nb, kernel_name="python3", timeout=120,
+                            resources={"metadata": {"path": str(path.parent)}}).execute()
+    assert nb.cells[1].outputs == []  # the imports cell shows nothing
+    (figure,) = nb.cells[2].outputs
+    assert "image/png" in figure.data
+    assert ('<img alt="A line at (0, 1), (1, 0)' in figure.data.get("text/html", "")) is with_line
 
 
 def test_a_lone_copy_outside_colab_names_the_fix_and_installs_nothing(tmp_path):

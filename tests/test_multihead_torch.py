@@ -112,3 +112,40 @@ def test_scaled_dot_product_attention_float_mask_matches_torch():
         attn_mask=torch.from_numpy(additive)[None],
     ).numpy()[0]
     np.testing.assert_allclose(output, torch_output, rtol=1e-10, atol=1e-12)
+
+
+def torch_sdpa(q, k, v, mask=None):
+    """PyTorch's fused scaled_dot_product_attention on numpy inputs (its boolean mask: True = may attend)."""
+    with torch.no_grad():
+        return torch.nn.functional.scaled_dot_product_attention(
+            *(torch.from_numpy(x) for x in (q, k, v)), attn_mask=None if mask is None else torch.from_numpy(mask)
+        ).numpy()
+
+
+@pytest.mark.parametrize("block_size", [1, 3, (4, 7), None])
+def test_blockwise_attention_matches_torch_including_a_row_with_no_key(block_size):
+    """Notebook 07's loop over blocks gives PyTorch's attention: uneven blocks, a boolean mask per batch entry with a
+    query that may attend to no key (zeros in both), a float bias."""
+    rng = np.random.default_rng(42)
+    q, k, v = rng.normal(size=(2, 3, 9, 4)), rng.normal(size=(2, 3, 11, 4)), rng.normal(size=(2, 3, 11, 5))
+    allowed = rng.random((2, 1, 9, 11)) > 0.4
+    allowed[1, 0, 2] = False
+    output = cu.blockwise_attention(q, k, v, block_size, allowed)
+    np.testing.assert_allclose(output, torch_sdpa(q, k, v, allowed), rtol=1e-10, atol=1e-12)
+    assert (output[1, :, 2] == 0).all()
+    bias = rng.normal(size=(9, 11))
+    np.testing.assert_allclose(cu.blockwise_attention(q, k, v, block_size, bias), torch_sdpa(q, k, v, bias),
+                               rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("attention", ["scaled_dot_product_attention", "blockwise_attention"])
+def test_float32_attention_over_hundreds_of_keys_matches_torch(attention):
+    """Notebook 07's sizes in the precision models use: float32 in, float32 out, within float32's rounding."""
+    rng = np.random.default_rng(43)
+    q, k, v = rng.normal(size=(3, 4, 300, 64)).astype(np.float32)
+    mask = cu.causal_mask(300)
+    call = getattr(cu, attention)
+    output = call(q, k, v, mask=mask)
+    output = output[0] if attention == "scaled_dot_product_attention" else output
+    assert output.dtype == np.float32
+    np.testing.assert_allclose(output, torch_sdpa(q, k, v, mask), rtol=1e-4, atol=2e-5)
