@@ -42,9 +42,6 @@ from widget_helpers import (  # noqa: E402  (tests/widget_helpers.py)
 
 from course_utils.widgets import AttentionRowDashboard, Dashboard, float_slider  # noqa: E402
 from course_utils.widgets._base import control_phrase, layout_problems  # noqa: E402
-from course_utils.widgets._render import TextCachingCanvas  # noqa: E402
-
-MATPLOTLIB_VERSION = tuple(int(part) for part in matplotlib.__version__.split(".")[:2])
 
 PNG_MAGIC = b"\x89PNG"
 
@@ -236,17 +233,15 @@ def test_going_back_to_the_default_values_restores_the_same_bytes(dashboard):
 
 
 def test_every_update_has_the_pixels_a_plain_agg_render_gives(dashboard):
-    """The text-caching canvas (widgets/_render.py) replays remembered glyphs: the pixels must stay matplotlib's.
-
-    The reference is matplotlib's own ``FigureCanvasAgg`` (a fresh one per picture: no cache), as the dashboard's
-    canvas is one. Not ``fig.draw(RendererAgg(...))``: with matplotlib 3.10 (requirements-py310.lock) that differs
-    from a canvas's render in ~13,000 pixels of AttentionRowDashboard, with or without our canvas.
-    With matplotlib >= 3.11 the cache must be in use; with 3.10, whose ``draw_text`` hands Agg a font object rather
-    than a glyph image, nothing may be remembered (every text is drawn as usual, see the module's docstring)."""
+    """An update draws a cached background and the changed artists over it (widgets/_background.py): the pixels must
+    stay those of a full render by matplotlib's own ``FigureCanvasAgg`` (a fresh one per picture), bit for bit, with
+    matplotlib 3.11 and 3.10 alike (the py310 lock; .ci/py310 runs this file there). Not
+    ``fig.draw(RendererAgg(...))``: with matplotlib 3.10 that differs from a canvas's render in ~13,000 pixels of
+    AttentionRowDashboard."""
     def plain_pixels():
         own = dashboard.fig.canvas
         try:
-            plain = FigureCanvasAgg(dashboard.fig)  # matplotlib's own, no cache (it becomes the figure's canvas...)
+            plain = FigureCanvasAgg(dashboard.fig)  # a fresh canvas (it becomes the figure's canvas...)
             plain.draw()
             return np.asarray(plain.buffer_rgba()).copy()
         finally:
@@ -264,17 +259,9 @@ def test_every_update_has_the_pixels_a_plain_agg_render_gives(dashboard):
             png = dashboard.render_png()
             renders += 1
             assert np.array_equal(shown_pixels(png), plain_pixels()), f"{name}={value!r}: pixels differ"
-    assert isinstance(dashboard.fig.canvas, TextCachingCanvas)
-    # the cached background (_render.Layers) is in use, and drawn again only for a new state of the figure;
-    # with matplotlib < 3.11 it is not used (_render.LAYERS_SUPPORTED): every update is drawn in full
-    if MATPLOTLIB_VERSION >= (3, 11):
-        assert dashboard._layers is not None and 0 < dashboard._layers.background_renders < renders
-    else:
-        assert dashboard._layers is None
-    if MATPLOTLIB_VERSION >= (3, 11):
-        assert dashboard.fig.canvas._text_cache, "nothing was remembered: the cache is not in use"
-    else:
-        assert not dashboard.fig.canvas._text_cache, "matplotlib < 3.11 hands Agg fonts, not images: nothing to keep"
+    assert type(dashboard.fig.canvas) is FigureCanvasAgg
+    # the cached background is in use, and drawn again only for a new state of the figure
+    assert dashboard.background is not None and 0 < dashboard.background.background_renders < renders
 
 
 def test_outside_ipython_nothing_fails_and_the_text_fallback_is_stable(dashboard):
@@ -478,10 +465,10 @@ def test_a_slider_without_a_description_is_named_after_its_key():
     assert slider_names(controls) == ["key scale", "width of a head"]
 
 
-def test_layers_keep_matplotlibs_order_within_an_axes_and_draw_in_full_with_a_layout_engine():
-    """``_render.Layers`` by itself: a dynamic artist under static ones (they are drawn again over it), a change of
-    the view limits (a new background), and a figure with a layout engine (always drawn in full)."""
-    from course_utils.widgets._render import Layers
+def test_a_cached_background_keeps_matplotlibs_order_within_an_axes_and_draws_in_full_with_a_layout_engine():
+    """``_background.CachedBackground`` by itself: a dynamic artist under static ones (they are drawn again over it),
+    a change of the view limits (a new background), and a figure with a layout engine (always drawn in full)."""
+    from course_utils.widgets._background import CachedBackground
 
     def plain_pixels(fig):
         own = fig.canvas
@@ -494,21 +481,21 @@ def test_layers_keep_matplotlibs_order_within_an_axes_and_draw_in_full_with_a_la
 
     for layout in (None, "constrained"):
         fig = Figure(figsize=(4, 3), layout=layout)
-        canvas = TextCachingCanvas(fig)
+        canvas = FigureCanvasAgg(fig)
         ax = fig.add_subplot()
         (moving,) = ax.plot([0, 1], [0, 1], linewidth=8, zorder=1)  # dynamic, under the next two
         ax.plot([0, 1], [1, 0], linewidth=8, zorder=2)
         ax.text(0.5, 0.5, "over", fontsize=20, zorder=3)
         title = fig.suptitle("")
-        layers = Layers([moving, title])
+        background = CachedBackground([moving, title])
         for step, top in enumerate([1.0, 0.5, 1.0, 0.5, 0.5]):
             moving.set_ydata([0, top])
             title.set_text(f"step {step}")
             if step == 4:
                 ax.set_ylim(-1, 2)  # a new view: a new background
-            layers.render(canvas)
+            background.render(canvas)
             assert np.array_equal(np.asarray(canvas.buffer_rgba()), plain_pixels(fig)), (layout, step)
-        assert layers.background_renders == (0 if layout else 2)
+        assert background.background_renders == (0 if layout else 2)
 
 
 def test_view_bundle_without_repr_mimebundle_is_ipywidgets_7s_view():

@@ -181,5 +181,5 @@ def test_the_large_heatmap_has_its_own_colour_bar_from_0_to_1_after_every_contro
         assert_one_weight_bar_from_0_to_1(dashboard, f"{name}={value}")
         assert dashboard.fig.axes == axes_before, "a move added or removed an axes: the figure is built once"
     (bar,) = weight_bars(dashboard)
-    if dashboard._layers is not None:  # drawn in the cached background: nothing of the bar is redrawn on a move
-        assert not {id(bar.ax), *map(id, bar.ax.get_children())} & dashboard._layers.dynamic
+    # drawn in the cached background: nothing of the bar is redrawn on a move
+    assert not {id(bar.ax), *map(id, bar.ax.get_children())} & dashboard.background.dynamic
