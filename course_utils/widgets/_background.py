@@ -6,7 +6,8 @@ artists drawn over it marked ``set_animated(True)`` for that draw, which matplot
 ``Artist.draw(canvas.get_renderer())``: matplotlib's blitting, as its animation guide describes, with the order of
 drawing kept (see ``CachedBackground``). The pixels equal a plain ``FigureCanvasAgg`` render: tests/test_widgets.py
 compares every update of every control of every dashboard with one, bit for bit, with matplotlib 3.11
-(requirements.lock) and 3.10 (requirements-py310.lock, Colab's 3.10.0).
+(requirements.lock) and 3.10 (requirements-py310.lock, in .ci/py310); the same comparison run by hand on Colab's
+package set (matplotlib 3.10.0) found no pixel different either (issue 23).
 
 Until issue 23 it was used with matplotlib >= 3.11 only: on 3.10 a dashboard's picture did not change when a
 control moved. The cause was the glyph-replaying canvas it was drawn on then (``_render.TextCachingCanvas``, gone):
