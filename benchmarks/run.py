@@ -43,8 +43,8 @@ def main(argv=None):
         print("== attention", flush=True)
         attention.main(["--quick"] if args.quick else [])
     if "dashboards" in parts:
-        print("== dashboards", flush=True)
-        widgets.main(["--moves", "6" if args.quick else "20", *before])
+        print("== dashboards (today's against an older commit's, alternated)", flush=True)
+        widgets.main(["--moves", "6" if args.quick else "20", "--rounds", "1" if args.quick else "2", *before])
     if "notebooks" in parts:
         print("== notebooks (today's against an older commit's, alternated)", flush=True)
         after = ["--after", args.after] if args.after else []

@@ -1,4 +1,4 @@
-"""Dashboard latency against the naive way, before and after, in one run.
+"""Dashboard latency against the naive way, before and after, alternated in one run.
 
 For every Dashboard subclass exported by course_utils.widgets, built with its defaults, each control is moved
 back and forth between two values and "control change -> new picture bytes ready" is timed (setting
@@ -10,17 +10,19 @@ between its own moves, so a machine that slows down during the run (2 shared cor
 
 Goal (issue 23; issue 14 asked 0.4x): every control's median <= 0.5x the naive time.
 
-The same is measured for an older course_utils ("before": a git commit, checked out into a temporary worktree, or a
-directory holding course_utils) in a subprocess, in the same run; the table puts both side by side.
-Also measured, not part of the goal: a sweep of sliders through values not shown before (each move to a new value;
-caches of drawn text help less there).
+"Before" is an older course_utils (a git commit, checked out into a temporary worktree, or a directory holding
+course_utils), "after" this checkout; each side is measured in a subprocess of its own, in rounds alternated (before,
+after; after, before; ...), so both see the same machine. A control's ratio is the median of its rounds' ratios
+(their range in the table). Also measured, not part of the goal: a sweep of sliders through values not shown before
+(each move to a new value, so a new picture where a dashboard caches one per state).
 
-    python benchmarks/widgets.py [--moves 20] [--before REF_OR_DIR | --no-before] [--dashboard NAME ...]
+    python benchmarks/widgets.py [--moves 20] [--rounds 2] [--before REF_OR_DIR | --no-before] [--dashboard NAME ...]
 
 Writes benchmarks/results/widgets.md; with ``--dashboard`` (a quicker look at some dashboards, e.g.
 ``--dashboard HeadsDashboard --before HEAD``) it prints the table and leaves the results file alone.
 """
 import argparse
+import contextlib
 import io
 import json
 import os
@@ -41,9 +43,10 @@ import _common  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 #: The goal (issue 23): a control's median update at most this fraction of the naive time measured in the same run.
 GOAL_RATIO = 0.5
-#: The code just before issue 23's dashboard work: each update's PNG written by a hand-made encoder (quick_png).
-#: (Issue 14's before, a palette PNG per update and no text cache, was 51b5563.)
-BEFORE_REF = "0a560b9"
+#: The code before the glyph-replaying canvas went (issue 23): dashboards drawn by _render.TextCachingCanvas, with
+#: the cached background only on matplotlib >= 3.11. (Issue 23's first before, each update's PNG written by a
+#: hand-made encoder, was 0a560b9; issue 14's, a palette PNG per update and no text cache, 51b5563.)
+BEFORE_REF = "b108507"
 
 
 def naive_update():
@@ -234,37 +237,77 @@ def measure(moves, label="", names=None):
     return {"rows": rows, "naive_ms": _ms(all_naive) if all_naive else None}
 
 
-def measure_before(before, moves, names=None):
-    """``measure(moves, names=names)`` for an older course_utils, in a subprocess: ``before`` is a directory or a git
-    ref."""
-    with _common.checkout(before) as path, tempfile.TemporaryDirectory(prefix="bench-before-") as tmp:
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(path), os.environ.get("PYTHONPATH", "")]))
-        out = Path(tmp) / "before.json"
+def measure_tree(tree, moves, names=None, label=""):
+    """``measure(moves, names=names)`` for the course_utils of ``tree`` (a directory), in a subprocess."""
+    with tempfile.TemporaryDirectory(prefix="bench-widgets-") as tmp:
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tree), os.environ.get("PYTHONPATH", "")]))
+        out = Path(tmp) / "measured.json"
         only = [arg for name in names or () for arg in ("--dashboard", name)]
-        subprocess.run([sys.executable, __file__, "--moves", str(moves), "--json", str(out), *only], check=True,
-                       env=env, cwd=tmp)
+        subprocess.run([sys.executable, __file__, "--moves", str(moves), "--json", str(out), "--label", label, *only],
+                       check=True, env=env, cwd=tmp)
         return json.loads(out.read_text(encoding="utf-8"))
 
 
+def alternated(before, moves, rounds, names=None):
+    """(after's rounds, before's rounds): each a list of ``measure`` results, the sides alternated round by round
+    (before first in even rounds, after first in odd ones). ``before`` is None (not measured), a directory or a ref."""
+    afters, befores = [], []
+    with contextlib.ExitStack() as stack:
+        old = None if before is None else stack.enter_context(_common.checkout(before))
+        for index in range(rounds):
+            sides = [("after", ROOT, afters)] + ([] if old is None else [("before", old, befores)])
+            for side, tree, results in (sides if index % 2 else sides[::-1]):
+                print(f"== round {index + 1} of {rounds}: {side}", flush=True)
+                results.append(measure_tree(tree, moves, names, label=f"{side} {index + 1}: "))
+    return afters, befores
+
+
+def combine(rounds):
+    """One side's rounds as one ``measure`` result: per control, the medians over the rounds of its median, p95,
+    naive and sweep times, and its rounds' ratios (``ratios``, ``sweep_ratios``); notes from the first round."""
+    if not rounds:
+        return None
+    rows = []
+    for index, first in enumerate(rounds[0]["rows"]):
+        same = [r["rows"][index] for r in rounds]
+        if "median_ms" not in first:
+            rows.append(dict(first))
+            continue
+        row = dict(first)
+        for key in ("median_ms", "p95_ms", "naive_ms"):
+            row[key] = statistics.median(r[key] for r in same)
+        row["ratios"] = [r["median_ms"] / r["naive_ms"] for r in same]
+        swept = [r for r in same if r["sweep_ms"] is not None]
+        row["sweep_ratios"] = [r["sweep_ms"] / r["sweep_naive_ms"] for r in swept]
+        row["sweep_ms"] = statistics.median(r["sweep_ms"] for r in swept) if swept else None
+        rows.append(row)
+    return {"rows": rows, "naive_ms": statistics.median(r["naive_ms"] for r in rounds if r["naive_ms"] is not None)}
+
+
+def _ratio(ratios):
+    """The median of a control's rounds' ratios, with their range when there are several: "0.41, 0.39-0.44"."""
+    text = f"{statistics.median(ratios):.2f}"
+    return text if len(ratios) < 2 else f"{text}, {min(ratios):.2f}-{max(ratios):.2f}"
+
+
 def table(after, before):
-    """Markdown rows: per dashboard and control, before and after, the naive time and the ratio, goal met or not."""
+    """Markdown rows: per dashboard and control, before and after (ms, and ratio to the naive time), goal met or not."""
     old = {(r["dashboard"], r["control"]): r for r in before["rows"]} if before else {}
     rows = []
     for row in after["rows"]:
         key = (row["dashboard"], row["control"])
         if "median_ms" not in row:
             prior = old.get(key, {}).get("note", "")
-            rows.append([row["dashboard"], row["control"], prior, row["note"], "", "", "", "", ""])
+            rows.append([row["dashboard"], row["control"], prior, row["note"], "", "", "", ""])
             continue
         prior = old.get(key)
-        ratio = row["median_ms"] / row["naive_ms"]
-        sweep = "-" if row["sweep_ms"] is None else f"{row['sweep_ms']:.1f} ({row['sweep_ms'] / row['sweep_naive_ms']:.2f})"
+        ratio = statistics.median(row["ratios"])
+        sweep = "-" if row["sweep_ms"] is None else f"{row['sweep_ms']:.1f} ({_ratio(row['sweep_ratios'])})"
         rows.append([
             row["dashboard"], row["control"],
-            f"{prior['median_ms']:.1f} ({prior['median_ms'] / prior['naive_ms']:.2f})" if prior and "median_ms" in prior
-            else "-",
-            f"{row['median_ms']:.1f}", f"{row['p95_ms']:.1f}", f"{row['naive_ms']:.1f}", f"{ratio:.2f}",
-            _common.verdict(ratio <= GOAL_RATIO), sweep,
+            f"{prior['median_ms']:.1f} ({_ratio(prior['ratios'])})" if prior and "median_ms" in prior else "-",
+            f"{row['median_ms']:.1f} ({_ratio(row['ratios'])})", f"{row['p95_ms']:.1f}", f"{row['naive_ms']:.1f}",
+            _common.verdict(ratio <= GOAL_RATIO, why="dashboards"), sweep,
         ])
     return rows
 
@@ -272,29 +315,32 @@ def table(after, before):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--moves", type=int, default=20)
+    parser.add_argument("--rounds", type=int, default=2, help="rounds of each side, alternated (default 2)")
     parser.add_argument("--before", default=BEFORE_REF,
                         help=f"git ref or directory of the code to compare with (default {BEFORE_REF})")
     parser.add_argument("--no-before", action="store_true", help="measure only the current code")
     parser.add_argument("--dashboard", action="append", metavar="NAME",
                         help="measure only this dashboard class (repeatable); the results file is left alone")
-    parser.add_argument("--json", type=Path, help=argparse.SUPPRESS)  # the subprocess that measures 'before'
+    parser.add_argument("--json", type=Path, help=argparse.SUPPRESS)  # a subprocess measuring one side, one round
+    parser.add_argument("--label", default="", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.json:
-        args.json.write_text(json.dumps(measure(args.moves, label="before: ", names=args.dashboard)), encoding="utf-8")
+        args.json.write_text(json.dumps(measure(args.moves, label=args.label, names=args.dashboard)), encoding="utf-8")
         return
     load = _common.LoadMeter()
-    before = None if args.no_before else measure_before(args.before, args.moves, args.dashboard)
-    after = measure(args.moves, names=args.dashboard)
+    afters, befores = alternated(None if args.no_before else args.before, args.moves, args.rounds, args.dashboard)
+    after, before = combine(afters), combine(befores)
     others = load.cores_used_by_others()
     rows = table(after, before)
-    ratios = [float(r[6]) for r in rows if r[6]]
-    met = sum(r[7] == _common.verdict(True) for r in rows)
-    header = ["dashboard", "control", "before ms (ratio)", "after median ms", "after p95 ms", "naive ms", "ratio",
-              f"<= {GOAL_RATIO}", "sweep ms (ratio)"]
+    ratios = [statistics.median(r["ratios"]) for r in after["rows"] if "ratios" in r]
+    met = sum(ratio <= GOAL_RATIO for ratio in ratios)
+    header = ["dashboard", "control", "before ms (ratio)", "after ms (ratio)", "after p95 ms", "naive ms",
+              f"after <= {GOAL_RATIO}", "sweep ms (ratio)"]
+    summary = f"Goal met for {met} of {len(ratios)} controls; largest ratio {max(ratios):.2f}." if ratios else ""
     if args.dashboard:  # a part of the run: printed, the results file keeps the full run
         print(_common.markdown_table(header, rows))
         print(f"load: other processes kept {'?' if others is None else f'{others:.2f}'} of {os.cpu_count()} cores "
-              f"busy; naive median {after['naive_ms']:.1f} ms")
+              f"busy; naive median {after['naive_ms']:.1f} ms. {summary}")
         return
     _common.RESULTS.mkdir(parents=True, exist_ok=True)
     text = "\n".join([
@@ -304,9 +350,12 @@ def main(argv=None):
         "`control.value` to the new picture's PNG bytes (`draw` + `render_png`). After each move the naive way is "
         "timed once: a new pyplot figure, 10 x 4.6 in at 100 dpi, a 3-bar chart with value labels beside a filled "
         "triangle with a point, saved as PNG and closed. Ratio = the control's median / the naive median measured "
-        f"between its moves. Goal (issue 23): ratio <= {GOAL_RATIO}. Before: "
-        + ("not measured" if before is None else f"`{args.before}`, measured in the same run (ratio in brackets)")
-        + ". Sweep (not part of the goal): a slider moved to values not shown before, median ms (ratio).",
+        f"between its moves. Goal (issue 23): ratio <= {GOAL_RATIO}. "
+        + ("Before: not measured." if before is None else
+           f"Before: `{args.before}`, after: this checkout, each measured {args.rounds} times in a subprocess of its "
+           "own, the sides alternated (before, after; after, before; ...); ms are medians over the rounds, a ratio "
+           "is the median of the rounds' ratios, then their range, in brackets.")
+        + " Sweep (not part of the goal): a slider moved to values not shown before, median ms (ratio).",
         "",
         "## Machine",
         *_common.machine(),
@@ -316,8 +365,8 @@ def main(argv=None):
         _common.markdown_table(header, rows),
         "",
         f"Naive update, median over the run: {after['naive_ms']:.1f} ms"
-        + ("" if before is None else f" (before's run: {before['naive_ms']:.1f} ms)") + ".",
-        f"Goal met for {met} of {len(ratios)} controls; largest ratio {max(ratios):.2f}." if ratios else "",
+        + ("" if before is None else f" (before's rounds: {before['naive_ms']:.1f} ms)") + ".",
+        summary,
         "",
     ])
     (_common.RESULTS / "widgets.md").write_text(text, encoding="utf-8")

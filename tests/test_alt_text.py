@@ -370,24 +370,11 @@ def test_every_stored_dashboard_shows_its_controls_as_one_sentence_in_static_vie
                 assert "dashboard, whose controls work in a running notebook: " in text, text
 
 
-#: Bytes of each solved notebook at commit 7dde366, before issue 12 (`git show 7dde366:solutions/NAME | wc -c`).
-SIZES_AT_7DDE366 = {
-    "00-before-you-start.ipynb": 100467,
-    "01-one-attention-row.ipynb": 205310,
-    "02-queries-keys-values.ipynb": 311227,
-    "03-masks.ipynb": 744579,
-    "04-multi-head-attention.ipynb": 567827,
-    "05-reading-attention-plots.ipynb": 832076,
-    "06-learned-attention.ipynb": 144636,
-    "07-attention-at-scale.ipynb": 167851,
-}
-
-
-def test_the_solved_notebooks_stay_within_a_quarter_above_their_size_before_the_alt_texts():
-    sizes = {path.name: path.stat().st_size for path in SOLVED}
-    assert set(SIZES_AT_7DDE366) <= set(sizes), "a notebook was renamed: update SIZES_AT_7DDE366"
-    total, before = sum(sizes.values()), sum(SIZES_AT_7DDE366.values())
-    assert total <= 1.25 * before, (
-        f"solutions/ holds {total:,} bytes, {total / before - 1:+.0%} against {before:,} at 7dde366 (at most +25%): "
-        "keep each picture encoded once and compact (course_utils.alt_text.compact_png)"
-    )
+@pytest.mark.parametrize("path", SOLVED, ids=lambda p: p.stem)
+def test_every_stored_picture_is_a_compact_palette_png(path):
+    """What a notebook stores is ``compact_png``'s palette PNG (about a third of matplotlib's RGBA PNG), whether a
+    plot's or a dashboard's first picture: not an exact-pixel update PNG, not matplotlib's own."""
+    for cell_id, _, output in stored_pictures(path):
+        if "image/png" in output.data:
+            picture = Image.open(io.BytesIO(base64.b64decode(output.data["image/png"])))
+            assert picture.mode == "P", f"{cell_id}: a {picture.mode} PNG stored; keep it compact (alt_text.compact_png)"

@@ -24,15 +24,16 @@ nbval never compares them (no tagged cell shows a dashboard).
 Why a picture object and not ``display(fig)`` itself: ``display(fig)`` produces an image
 only once a figure formatter is registered (IPython's, when pyplot loads the inline backend, or
 ``course_utils.alt_text``'s). ``_FigurePicture`` renders the figure itself, whatever the backend (inline,
-ipympl, none): the first picture, which the notebook stores, as ``course_utils.alt_text.compact_png`` makes it
-(a palette PNG, a third of the bytes); each update as Pillow writes the canvas's pixels, exact, at zlib level 1
-(choosing a palette took longer than the rest of an update), from a ``_render.TextCachingCanvas`` (the same pixels
-as matplotlib's Agg canvas, without rasterising again the text that did not change). A dashboard that names the
-artists its ``draw`` changes (``dynamic_artists``) is rendered as a cached background and those artists drawn over
-it (``_render.Layers``: axes, ticks, titles and legends are laid out and drawn once per state of the figure, not on
-every move; the same pixels).
+ipympl, none), on the figure's own ``FigureCanvasAgg`` (matplotlib's, made once): the first picture, which the
+notebook stores, as ``course_utils.alt_text.compact_png`` makes it (a palette PNG, a third of the bytes); each update
+as Pillow writes the canvas's pixels, exact, at zlib level 1 (``exact_png``; choosing a palette took longer than the
+rest of an update). A dashboard that names the artists its ``draw`` changes (``dynamic_artists``) is rendered as a
+cached background and those artists drawn over it (``_background.CachedBackground``, matplotlib's public blitting
+API: axes, ticks, titles and legends are laid out and drawn once per state of the figure, not on every move; the
+same pixels as a full render).
 Issue 23 asks an update (draw + PNG) to take at most 0.5x the time of re-creating and
-rendering a simple figure; ``make bench`` (benchmarks/widgets.py) measures both, before and after.
+rendering a simple figure; ``make bench`` (benchmarks/widgets.py) measures both, before and after, and
+docs/performance.md says which controls stay over it and why.
 """
 import math
 import re
@@ -41,11 +42,12 @@ import time
 import ipywidgets
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from course_utils.alt_text import compact_png, description, exact_png, picture_bundle, plain
+from course_utils.widgets._background import CachedBackground
 from course_utils.widgets._handle_names import SliderHandleNames, slider_names
-from course_utils.widgets._render import LAYERS_SUPPORTED, Layers, TextCachingCanvas
 
 __all__ = [
     "IPYWIDGETS_MAJOR",
@@ -363,6 +365,9 @@ class Dashboard:
     last_update_seconds : float or None
         Wall time of the last update: ``draw`` plus, when displayed, the PNG render and the
         display update.
+    background : course_utils.widgets._background.CachedBackground or None
+        The cached background the pictures are drawn on, for a dashboard whose ``dynamic_artists`` are named; None:
+        every picture is a full render.
     """
 
     #: Figure size in inches; the displayed PNG is this times the figure's dpi (fixed size).
@@ -381,13 +386,12 @@ class Dashboard:
         self._closed = False
         with plt.ioff():  # nothing here is shown by the backend on its own
             self.fig = Figure(figsize=self.figsize)
-            # An Agg canvas of its own, made once: render_png draws it directly, which skips savefig's
-            # per-call canvas switch and bookkeeping; it keeps the text it rasterised (_render explains).
-            TextCachingCanvas(self.fig)
+            # matplotlib's Agg canvas, made once: render_png draws it directly, which skips savefig's
+            # per-call canvas switch and bookkeeping
+            FigureCanvasAgg(self.fig)
             self.build(self.fig)
         dynamic = self.dynamic_artists()
-        # matplotlib < 3.11 (the py310 lock's 3.10): drawn in full, see _render.LAYERS_SUPPORTED
-        self._layers = None if dynamic is None or not LAYERS_SUPPORTED else Layers(dynamic)
+        self.background = None if dynamic is None else CachedBackground(dynamic)
         self.draw(**self.values)
         box_class = {"vbox": ipywidgets.VBox, "hbox": ipywidgets.HBox}[self.controls_layout]
         # The controls, then an invisible helper that gives each slider handle its label as an accessible
@@ -422,8 +426,8 @@ class Dashboard:
         """The artists ``draw`` changes (each a direct child of the figure or of one of its axes), or None.
 
         With a list, each render draws a cached background (everything a container draws before its first artist of
-        the list) and draws the rest over it (``_render.Layers``, issue 14). None (the default): every render draws
-        the whole figure. ``background_key`` says which control values change the background.
+        the list) and draws the rest over it (``_background.CachedBackground``, issue 14). None (the default): every
+        render draws the whole figure. ``background_key`` says which control values change the background.
         """
         return None
 
@@ -431,7 +435,8 @@ class Dashboard:
         """What the background (the artists before the dynamic ones) shows for these control values, as a key.
 
         Two values with the same key must give the same background: e.g. the tick labels, an axis label, which axes
-        are visible. The canvas size, each axes' position and view limits are added to the key by ``Layers``.
+        are visible. The canvas size, each axes' position and view limits are added to the key by
+        ``CachedBackground``.
         Default: the background never changes.
         """
         return ()
@@ -497,11 +502,11 @@ class Dashboard:
             control move sends. True: a palette PNG of about a third of the bytes (``compact_png``, 15-40 ms more),
             for the first picture, the one a notebook stores.
         """
-        canvas = self.fig.canvas  # the figure's own text-caching Agg canvas, at fig.dpi
-        if self._layers is None:
+        canvas = self.fig.canvas  # the figure's own Agg canvas, at fig.dpi
+        if self.background is None:
             canvas.draw()
         else:  # a cached background, and the artists after the first dynamic one drawn over it
-            self._layers.render(canvas, self.background_key(**self.values))
+            self.background.render(canvas, self.background_key(**self.values))
         pixels = np.asarray(canvas.buffer_rgba())  # (H, W, 4)
         return compact_png(pixels, optimize=False) if compact else exact_png(pixels, level=UPDATE_PNG_LEVEL)
 

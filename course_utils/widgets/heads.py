@@ -237,8 +237,8 @@ class HeadsDashboard(Dashboard):
         line, the large heatmap's axis label) depends on the number of heads and the mask alone, so it is part of the
         cached background of its ``background_key``. Why (issue 14): with every image, number and title dynamic, a
         ``head`` or ``causal`` move drew 96 artists over the background (images 19 ms, texts 15 ms of a 63 ms
-        update); now a move to a (num_heads, causal) seen before (Layers keeps the last 4) draws 66, and a first
-        visit draws its background in full, as every move did before the cached background.
+        update); now a move to a (num_heads, causal) seen before (CachedBackground keeps the last 4) draws 66, and a
+        first visit draws its background in full, as every move did before the cached background.
         """
         texts = [t for t in self.big_heatmap.cell_texts.flat if t is not None]
         frames = [spine for ax in self.small_axes for spine in ax.spines.values()]
@@ -248,7 +248,8 @@ class HeadsDashboard(Dashboard):
     def background_key(self, num_heads, head, causal):
         """(num_heads, causal): they decide every head's weights, the hatching, the concatenation, its block lines,
         the summary line and the large heatmap's axis label (it names the hatching when the causal mask is on);
-        which small heatmaps show is Layers' own part of the key. ``head`` changes only the dynamic artists."""
+        which small heatmaps show is CachedBackground's own part of the key. ``head`` changes only the dynamic
+        artists."""
         return (num_heads, causal)
 
     def draw(self, num_heads, head, causal):
