@@ -77,17 +77,14 @@ __all__ = [
     "MIN_PYTHON",
     "PACKAGE_PLACES",
     "Requirement",
-    "Version",
     "diagnose_installed_course_utils",
     "diagnose_requirements",
     "diagnose_widgets_import",
     "in_kernel",
     "installed_note",
-    "marker_environment",
-    "marker_holds",
     "parse_requirement",
+    "same_version",
     "reinstall_fix",
-    "version_matches",
     "diagnose_course_utils",
     "diagnose_figure",
     "diagnose_kernel_python",
@@ -522,239 +519,9 @@ def installed_versions() -> dict:
 # ---------------------------------------------------------------------------------------------
 # What course_utils declares: its requirements (PEP 508) and the installed versions (PEP 440)
 # ---------------------------------------------------------------------------------------------
-# The standard library has no parser for these, and `packaging` is not sure to be installed (the doctor runs where
-# packages are missing), so here is the part the check needs: names, version specifiers and markers, with `packaging`'s
-# semantics (pre-releases count, as `pip check` counts them). tests/test_doctor_requirements.py compares the two.
-_VERSION = re.compile(r"""
-    v?(?:(?P<epoch>\d+)!)?(?P<release>\d+(?:\.\d+)*)
-    (?:[-_.]?(?P<pre_l>alpha|a|beta|b|preview|pre|c|rc)[-_.]?(?P<pre_n>\d+)?)?
-    (?:-(?P<post_n1>\d+)|[-_.]?(?P<post_l>post|rev|r)[-_.]?(?P<post_n2>\d+)?)?
-    (?:[-_.]?(?P<dev_l>dev)[-_.]?(?P<dev_n>\d+)?)?
-    (?:\+(?P<local>[a-z0-9]+(?:[-_.][a-z0-9]+)*))?""", re.VERBOSE | re.IGNORECASE)
-_PRE_RANK = {"a": 1, "alpha": 1, "b": 2, "beta": 2, "c": 3, "rc": 3, "pre": 3, "preview": 3}
-
-
-@dataclass(frozen=True)
-class Version:
-    """A PEP 440 version, compared as ``packaging.version.Version`` compares them (``Version.parse("2.1.3")``)."""
-
-    epoch: int
-    release: tuple
-    pre: tuple | None     # (rank, number): a=1, b=2, rc=3
-    post: int | None
-    dev: int | None
-    local: tuple | None   # its parts, numbers as int
-
-    @classmethod
-    def parse(cls, text: str) -> Version:
-        """Raises ValueError when `text` is not a PEP 440 version."""
-        match = _VERSION.fullmatch(str(text).strip())
-        if not match:
-            raise ValueError(f"not a version: {text!r}")
-        g = match.groupdict()
-        post = g["post_n1"] or (g["post_n2"] or "0" if g["post_l"] else None)
-        local = g["local"] and tuple(int(p) if p.isdigit() else p.lower() for p in re.split(r"[-_.]", g["local"]))
-        return cls(int(g["epoch"] or 0), tuple(int(p) for p in g["release"].split(".")),
-                   (_PRE_RANK[g["pre_l"].lower()], int(g["pre_n"] or 0)) if g["pre_l"] else None,
-                   None if post is None else int(post), int(g["dev_n"] or 0) if g["dev_l"] else None, local or None)
-
-    @property
-    def is_prerelease(self) -> bool:
-        return self.pre is not None or self.dev is not None
-
-    @property
-    def public(self) -> Version:
-        """The version without its local part (``1.0+cpu`` -> ``1.0``)."""
-        return Version(self.epoch, self.release, self.pre, self.post, self.dev, None)
-
-    @property
-    def base(self) -> Version:
-        """Epoch and release only (``1.0rc1.post2`` -> ``1.0``)."""
-        return Version(self.epoch, self.release, None, None, None, None)
-
-    def key(self) -> tuple:
-        """The sort key of PEP 440: trailing zeros of the release do not count; a dev release comes before its
-        pre-releases, which come before the release, before its post-releases; a local version after its public."""
-        release = list(self.release)
-        while len(release) > 1 and release[-1] == 0:
-            release.pop()
-        if self.pre is None and self.post is None and self.dev is not None:
-            pre = (0, 0)
-        else:
-            pre = self.pre or (4, 0)
-        local = (0,) if self.local is None else (1, *((1, p, "") if isinstance(p, int) else (0, 0, p)
-                                                         for p in self.local))
-        return (self.epoch, tuple(release), pre, -1 if self.post is None else self.post,
-                (1, 0) if self.dev is None else (0, self.dev), local)
-
-    def __lt__(self, other): return self.key() < other.key()
-    def __le__(self, other): return self.key() <= other.key()
-    def __gt__(self, other): return self.key() > other.key()
-    def __ge__(self, other): return self.key() >= other.key()
-    def __eq__(self, other): return isinstance(other, Version) and self.key() == other.key()
-    def __hash__(self): return hash(self.key())
-
-
-_SPECIFIER = re.compile(r"\s*(===|~=|==|!=|<=|>=|<|>)\s*([A-Za-z0-9]\S*?)\s*")
-
-
-def version_matches(version: str, specifier: str) -> bool:
-    """`version` satisfies one specifier such as ``>=2.0``, ``==1.2.*``, ``~=3.10`` or ``!=5.1.0``.
-
-    Pre-releases are allowed (an installed ``2.0rc1`` satisfies ``>=1.0``), as ``pip check`` judges installed
-    versions; ``<V`` and ``>V`` exclude V's own pre- and post-releases, as PEP 440 says. Raises ValueError when
-    either is not well formed.
-    """
-    match = _SPECIFIER.fullmatch(specifier)
-    if not match:
-        raise ValueError(f"not a version specifier: {specifier!r}")
-    op, wanted = match.groups()
-    if op == "===":
-        return str(version).strip().lower() == wanted.lower()
-    have = Version.parse(version)
-    if op in ("==", "!=") and wanted.endswith(".*"):
-        prefix = Version.parse(wanted[:-2])
-        if prefix.pre or prefix.post is not None or prefix.dev is not None or prefix.local:
-            raise ValueError(f"not a version specifier: {specifier!r}")
-        release = have.release + (0,) * max(0, len(prefix.release) - len(have.release))
-        equal = have.epoch == prefix.epoch and release[:len(prefix.release)] == prefix.release
-        return equal if op == "==" else not equal
-    want = Version.parse(wanted)
-    if op in ("==", "!="):
-        equal = (have if want.local else have.public) == want
-        return equal if op == "==" else not equal
-    if op == "~=":
-        if len(want.release) < 2 or want.local:
-            raise ValueError(f"not a version specifier: {specifier!r}")
-        prefix = ".".join(map(str, want.release[:-1]))
-        return version_matches(version, f">={wanted}") and version_matches(version, f"=={prefix}.*")
-    if want.local:
-        raise ValueError(f"not a version specifier: {specifier!r}")
-    have = have.public  # a local label does not count in an ordered comparison
-    if op == "<=":
-        return have <= want
-    if op == ">=":
-        return have >= want
-    if op == "<":  # <V excludes V's own pre-releases unless V is one: <1.0 is <1.0.dev0, <1.0.post1 is <1.0.post1.dev0
-        return have < (want if want.is_prerelease else Version(want.epoch, want.release, None, want.post, 0, None))
-    if have.base != want.base or want.dev is not None or want.post is not None:  # op == ">"
-        return have > want
-    return have > want and have.pre != want.pre  # >V excludes V's post-releases: >1.0 is not met by 1.0.post1
-
-
-_MARKER_NAMES = ("implementation_name", "implementation_version", "os_name", "platform_machine", "platform_release",
-                 "platform_system", "platform_version", "python_full_version", "platform_python_implementation",
-                 "python_version", "sys_platform", "extra")
-
-
-def marker_environment() -> dict:
-    """The values PEP 508's markers name, for the running Python (``python_version``, ``sys_platform``, ...);
-    ``extra`` is empty: the course's optional extras are not asked for."""
-    import platform
-
-    impl = sys.implementation.version
-    impl_version = f"{impl.major}.{impl.minor}.{impl.micro}"
-    if impl.releaselevel != "final":
-        impl_version += impl.releaselevel[0] + str(impl.serial)
-    return {"implementation_name": sys.implementation.name, "implementation_version": impl_version,
-            "os_name": os.name, "platform_machine": platform.machine(), "platform_release": platform.release(),
-            "platform_system": platform.system(), "platform_version": platform.version(),
-            "python_full_version": platform.python_version(),
-            "platform_python_implementation": platform.python_implementation(),
-            "python_version": ".".join(platform.python_version_tuple()[:2]), "sys_platform": sys.platform, "extra": ""}
-
-
-_MARKER_TOKEN = re.compile(r"""\s*(?:(?P<string>'[^']*'|"[^"]*")|(?P<op>===|==|!=|<=|>=|~=|<|>|\(|\))|"""
-                           r"""(?P<word>[A-Za-z_][A-Za-z0-9_.]*))""")
-
-
-def marker_holds(marker: str, environment: dict | None = None) -> bool:
-    """Whether a PEP 508 marker (``python_version < "3.11" and extra == "dev"``) holds in `environment`
-    (default: :func:`marker_environment`). Raises ValueError when it is not well formed or names an unknown
-    variable."""
-    environment = marker_environment() if environment is None else environment
-    tokens, end = [], 0
-    text = marker.strip()
-    while end < len(text):
-        match = _MARKER_TOKEN.match(text, end)
-        if not match or match.end() == end:
-            raise ValueError(f"cannot read the marker {marker!r} at {text[end:]!r}")
-        end = match.end()
-        kind = match.lastgroup
-        tokens.append((kind, match.group(kind)))
-    position = 0
-
-    def peek():
-        return tokens[position] if position < len(tokens) else (None, None)
-
-    def take(expected=None):
-        nonlocal position
-        token = peek()
-        if token[0] is None or (expected and token[1] != expected):
-            raise ValueError(f"cannot read the marker {marker!r}: expected {expected or 'more'}")
-        position += 1
-        return token
-
-    def value():
-        kind, word = take()
-        if kind == "string":
-            return ("string", word[1:-1])
-        if kind == "word" and word in environment:
-            return (word, environment[word])
-        raise ValueError(f"cannot read the marker {marker!r}: unknown {word!r}")
-
-    def compare():
-        if peek()[1] == "(":
-            take("(")
-            result = either()
-            take(")")
-            return result
-        left = value()
-        kind, op = take()
-        if op == "not":
-            take("in")
-            op = "not in"
-        elif kind != "op" and op != "in" or op in ("(", ")"):
-            raise ValueError(f"cannot read the marker {marker!r}: {op!r} is not a comparison")
-        right = value()
-        lhs, rhs = left[1], right[1]
-        if "extra" in (left[0], right[0]):
-            lhs, rhs = normalise(lhs), normalise(rhs)
-        if op == "in":
-            return lhs in rhs
-        if op == "not in":
-            return lhs not in rhs
-        try:
-            return version_matches(lhs, op + rhs)
-        except ValueError:  # not versions: compared as strings
-            pass
-        compared = {"==": lhs == rhs, "!=": lhs != rhs, "<": lhs < rhs, "<=": lhs <= rhs, ">": lhs > rhs,
-                    ">=": lhs >= rhs, "===": lhs == rhs}
-        if op not in compared:
-            raise ValueError(f"cannot read the marker {marker!r}: {op} needs versions")
-        return compared[op]
-
-    def both():
-        result = compare()
-        while peek()[1] == "and":
-            take()
-            result = compare() and result
-        return result
-
-    def either():
-        result = both()
-        while peek()[1] == "or":
-            take()
-            result = both() or result
-        return result
-
-    result = either()
-    if position != len(tokens):
-        raise ValueError(f"cannot read the marker {marker!r}: unexpected {tokens[position][1]!r}")
-    return result
-
-
-@dataclass(frozen=True)
+# Read with `packaging` (pip's own reader of them): course_utils declares it, so it is installed wherever the package
+# is (Colab, a pip install), the only places these are read. A clone's checks compare lock pins as text and never
+# import it, so the doctor still runs with a bare Python there.
 class Requirement:
     """One requirement a package declares (PEP 508), as :func:`parse_requirement` reads it.
 
@@ -762,67 +529,57 @@ class Requirement:
     ----------
     name : str
         The distribution's name, normalised (``jupyter-core``).
-    specifiers : tuple of str
-        Its version specifiers (``(">=2.0", "<3")``); empty for any version.
-    marker : str
-        Its environment marker (``python_version < "3.11"``), empty when none.
+    specifier : packaging.specifiers.SpecifierSet
+        Its version bounds; empty for any version.
+    marker : packaging.markers.Marker or None
+        Its environment marker (``python_version < "3.11"``).
     text : str
         The requirement as written (for the messages and the fix).
     """
 
-    name: str
-    specifiers: tuple
-    marker: str
-    text: str
+    def __init__(self, parsed, text: str):
+        self.name, self.specifier, self.marker, self.text = normalise(parsed.name), parsed.specifier, parsed.marker, text
 
     @property
     def bound(self) -> str:
-        """The version bounds as pip writes them (``>=2.0,<3``), or ``any version``."""
-        return ",".join(self.specifiers) or "any version"
+        """The version bounds as pip writes them (``>=2.0``), or ``any version``."""
+        return str(self.specifier) or "any version"
 
     @property
     def pip_argument(self) -> str:
         """The requirement for a pip command line, quoted (``"numpy>=2.0"``)."""
-        return f'"{self.name}{",".join(self.specifiers)}"'
+        return f'"{self.name}{self.specifier}"'
 
     def applies(self, environment: dict | None = None) -> bool:
-        """Its marker holds here (always, without a marker)."""
-        return not self.marker or marker_holds(self.marker, environment)
+        """Its marker holds here (always, without a marker); ``environment`` overrides this Python's marker values."""
+        return self.marker is None or self.marker.evaluate(environment)
 
     def met_by(self, version: str | None) -> bool:
-        """An installed `version` (None: not installed) satisfies every specifier."""
-        return version is not None and all(version_matches(version, spec) for spec in self.specifiers)
-
-
-_REQUIREMENT = re.compile(r"\s*(?P<name>[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*(?:\[(?P<extras>[^\]]*)\])?"
-                          r"\s*(?P<rest>.*)")
+        """An installed `version` (None: not installed) satisfies every bound (a pre-release counts, as in
+        `pip check`)."""
+        return version is not None and self.specifier.contains(version, prereleases=True)
 
 
 def parse_requirement(text: str) -> Requirement:
-    """A requirement line of a package's metadata (``numpy>=2.0``, ``nbconvert>=7; extra == "maintainers"``,
-    ``pkg (>=1.0, <2)``, ``pkg @ https://...``) as a :class:`Requirement`; its extras are not checked.
-    Raises ValueError when it is not well formed."""
-    match = _REQUIREMENT.fullmatch(text)
-    if not match:
-        raise ValueError(f"cannot read the requirement {text!r}")
-    rest = match.group("rest").strip()
-    if rest.startswith("@"):  # a URL (any installed version will do); a marker follows it after a blank
-        _url, _, marker = rest.replace("\t", " ").partition(" ;")
-        specifiers = ()
-    else:
-        bounds, _, marker = rest.partition(";")
-        bounds = bounds.strip()
-        if bounds.startswith("(") and bounds.endswith(")"):
-            bounds = bounds[1:-1]
-        specifiers = tuple(re.sub(r"\s+", "", spec) for spec in bounds.split(","))
-        specifiers = () if specifiers == ("",) else specifiers
-        for spec in specifiers:
-            if not _SPECIFIER.fullmatch(spec):
-                raise ValueError(f"cannot read the requirement {text!r}: {spec!r}")
-    marker = marker.strip()
-    if marker:
-        marker_holds(marker, dict.fromkeys(_MARKER_NAMES, "0"))  # well formed, whatever the values
-    return Requirement(normalise(match.group("name")), specifiers, marker, text.strip())
+    """A requirement line of a package's metadata (``numpy>=2.0``, ``tomli>=1.1; python_version < "3.11"``) as a
+    :class:`Requirement`. Raises ValueError when it is not well formed."""
+    from packaging.requirements import InvalidRequirement
+    from packaging.requirements import Requirement as Parsed
+
+    try:
+        return Requirement(Parsed(text), text.strip())
+    except InvalidRequirement as error:
+        raise ValueError(f"cannot read the requirement {text!r}: {error}") from None
+
+
+def same_version(a: str, b: str) -> bool:
+    """Whether two version strings name the same version (``2.0`` and ``2.0.0``; text equality if unreadable)."""
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return Version(a) == Version(b)
+    except InvalidVersion:
+        return a == b
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1121,7 +878,7 @@ def diagnose_requirements(declared, installed: dict, loaded: dict, owner: str, e
         Who declares them, for the messages (``"course_utils 1.1.0"``).
     env : CourseEnv
     environment : dict, optional
-        The values of the markers (default: :func:`marker_environment`).
+        Marker values overriding this Python's (tests: another Python version).
     """
     name = "packages"
     if declared is None:
@@ -1139,14 +896,8 @@ def diagnose_requirements(declared, installed: dict, loaded: dict, owner: str, e
                         f"{'are' if len(unmet) > 1 else 'is'} not as it needs them: {shown}",
                         reinstall_fix(env, [r for r, _ in unmet]))
 
-    def same(a, b):
-        try:
-            return Version.parse(a) == Version.parse(b)
-        except ValueError:
-            return a == b
-
     stale = [(r.name, loaded[r.name], installed[r.name]) for r in requirements
-             if loaded.get(r.name) and not same(loaded[r.name], installed[r.name])]
+             if loaded.get(r.name) and not same_version(loaded[r.name], installed[r.name])]
     if stale:
         shown = ", ".join(f"{n} {was} is loaded, {now} is installed" for n, was, now in stale)
         return _problem(name, f"pip changed packages this Python had already imported: {shown}",
