@@ -28,7 +28,6 @@ import base64
 import colorsys
 import html
 import io
-import math
 import re
 import sys
 import weakref
@@ -647,130 +646,10 @@ def _inline_print_kwargs():
     return {"bbox_inches": "tight"}
 
 
-def _without_layout(fig):
-    """A context manager: ``fig``'s layout engine off (its layout is done), then back as it was."""
-    import contextlib
-
-    @contextlib.contextmanager
-    def manager():
-        engine = fig.get_layout_engine()
-        fig.set_layout_engine("none")
-        try:
-            yield
-        finally:
-            fig.set_layout_engine(engine)
-
-    return manager()
-
-
-def _shift_into(low, high, size):
-    """Whole pixels to move [low, high] (pixels) by so it lies within [0, size], as far as the edges allow:
-    0 when it already does (half a pixel over is tolerated), None when it is wider than ``size``."""
-    if low >= -0.5 and high <= size + 0.5:
-        return 0
-    shift = math.ceil(-low) if low < -0.5 else -math.ceil(high - size)
-    return shift if low + shift >= -0.5 and high + shift <= size + 0.5 else None
-
-
-def _shifted(fig, dx, dy):
-    """A context manager: ``fig`` drawn ``dx``, ``dy`` pixels right and up on its own canvas, then back.
-
-    As savefig moves a figure for a tight crop (matplotlib's ``_tight_bbox.adjust_bbox``), the figure's transform
-    is offset and its face stretched over the whole canvas; the canvas, its renderer and the texts measured on it
-    stay as they are. Whole pixels, so every line and image lands on the pixels it would without the shift.
-    """
-    import contextlib
-
-    from matplotlib.transforms import Bbox
-
-    @contextlib.contextmanager
-    def manager():
-        if not dx and not dy:
-            yield
-            return
-        transform, patch = fig.transFigure, fig.patch
-        boxout, bounds = transform._boxout, patch.get_bbox().bounds
-        width, height = fig.bbox.width, fig.bbox.height
-        transform._boxout = Bbox.from_bounds(dx, dy, width, height)
-        transform.invalidate()
-        patch.set_bounds(-dx / width, -dy / height, 1, 1)  # the face still covers the whole canvas
-        try:
-            yield
-        finally:
-            transform._boxout = boxout
-            transform.invalidate()
-            patch.set_bounds(*bounds)
-
-    return manager()
-
-
-def _tight_png(fig):
-    """``fig`` as a compact PNG cropped as ``bbox_inches="tight"`` crops it, laid out once and drawn once.
-
-    savefig's tight crop lays the figure out and measures it (a draw that paints nothing), then draws it into a
-    canvas of the cropped size, where every text is measured again. Here the layout engine runs once (as a draw
-    begins) and the tight box is measured on the figure's own Agg canvas; the figure is then painted there (its
-    texts already measured for that canvas) and the box, padded by ``savefig.pad_inches``, cut out of the pixels
-    (padding beyond the figure's edge takes its face colour, as savefig's does; positions differ from savefig's by
-    under a pixel). When some artist reaches a few pixels beyond the figure's edge (a label's descent, after a
-    constrained layout), the figure is painted shifted by whole pixels so the box lies on the canvas (``_shifted``:
-    the offset savefig itself applies). Only when the box is larger than the figure does savefig paint it, with the
-    layout already done.
-
-    With matplotlib < 3.11 (the py310 lock's 3.10) the one-draw picture differed from savefig's by 3.3 levels on
-    average (a one-pixel shift of savefig's own picture: 4.1), so there savefig does the work, as before.
-
-    Returns
-    -------
-    bytes or None
-        None when the figure's canvas is not Agg's, or matplotlib is older than 3.11 (the caller uses IPython's
-        print_figure).
-    """
-    import matplotlib
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.colors import to_rgba
-
-    canvas = fig.canvas
-    if type(canvas) is not FigureCanvasAgg:  # the inline backend's canvas (a subclass may draw differently)
-        return None
-    if tuple(int(part) for part in matplotlib.__version__.split(".")[:2]) < (3, 11):
-        return None
-    renderer = canvas.get_renderer()
-    engine = fig.get_layout_engine()
-    if engine is not None:
-        # What a draw does first, without the rest of a draw that paints nothing (issue 14: 30-40 % of
-        # draw_without_rendering's time); get_tightbbox then measures every text on the canvas's own renderer.
-        engine.execute(fig)
-    tight = fig.get_tightbbox(renderer)  # inches, from the lower left corner
-    box = tight.padded(matplotlib.rcParams["savefig.pad_inches"])
-    width, height = canvas.get_width_height()
-    dpi = fig.dpi
-    dx = _shift_into(tight.x0 * dpi, tight.x1 * dpi, width)
-    dy = _shift_into(tight.y0 * dpi, tight.y1 * dpi, height)
-    with _without_layout(fig):
-        if dx is None or dy is None:
-            from IPython.core.pylabtools import print_figure
-
-            return compact_png(print_figure(fig, "png", bbox_inches=box), optimize=False)
-        with _shifted(fig, dx, dy):
-            canvas.draw()
-    crop_w, crop_h = int(box.width * dpi), int(box.height * dpi)  # as savefig sizes its canvas, from its lower left
-    left = round(box.x0 * dpi) + dx
-    top = height - (round(box.y0 * dpi) + dy) - crop_h  # pixel rows count from the top
-    out = np.empty((crop_h, crop_w, 4), dtype=np.uint8)
-    out[...] = np.round(np.array(to_rgba(fig.get_facecolor())) * 255)
-    pixels = np.asarray(canvas.buffer_rgba())  # (height, width, 4)
-    x0, x1, y0, y1 = max(left, 0), min(left + crop_w, width), max(top, 0), min(top + crop_h, height)
-    out[y0 - top:y1 - top, x0 - left:x1 - left] = pixels[y0:y1, x0:x1]
-    return compact_png(out, optimize=False)
-
-
 def figure_png(fig):
-    """The PNG IPython's inline backend would show for ``fig`` (its dpi, a tight crop), made compact.
-
-    With the inline backend's default settings, through ``_tight_png`` (laid out once, drawn once when the figure
-    holds all it shows), otherwise through IPython's ``print_figure``. Either way the palette PNG is encoded at
-    zlib level 6 (``compact_png(..., optimize=False)``: about 9 % more bytes, 25-45 ms less per figure).
+    """The PNG IPython's inline backend would show for ``fig`` (its dpi, its crop: ``bbox_inches="tight"`` by
+    default), drawn by IPython's ``print_figure`` and made compact (``compact_png(..., optimize=False)``: a palette
+    PNG at zlib level 6, about 9 % more bytes than optimised and 25-45 ms less per figure).
 
     Returns
     -------
@@ -779,13 +658,9 @@ def figure_png(fig):
     """
     from IPython.core.pylabtools import print_figure
 
-    kwargs = _inline_print_kwargs()
     if not fig.axes and not fig.lines:  # as print_figure: nothing to show
         return None
-    png = _tight_png(fig) if kwargs == {"bbox_inches": "tight"} else None
-    if png is not None:
-        return png
-    png = print_figure(fig, "png", **kwargs)
+    png = print_figure(fig, "png", **_inline_print_kwargs())
     return None if png is None else compact_png(png, optimize=False)
 
 
