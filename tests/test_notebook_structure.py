@@ -566,3 +566,63 @@ def test_the_myth_rule_catches_a_section_that_asks_nothing():
     nb = _notebook_01()
     nb.cells = [c for c in nb.cells if "MythOrFact(" not in c.source]
     assert any("asks nothing" in p for p in myth_problems(nb))
+
+
+# --- numbers in the prose come from the cells ------------------------------------------------------------------
+
+#: A decimal number written in a markdown cell (two or more decimals: 0.665, 2.45), outside maths ($...$).
+PROSE_NUMBER = re.compile(r"(?<![\w.$\\^{])-?\d+\.\d{2,}(?![\w.])")
+OUTPUT_NUMBER = re.compile(r"-?\d+\.\d+(?:e-?\d+)?")
+#: Numbers the prose quotes from outside the course (not computed by any cell), and where they come from.
+NOT_COMPUTED = {
+    "3.10": "a Python version (the oldest the course supports)",
+    "2.13": "the PyTorch version the course checked its convention with",
+    "0.23": "Hake (1998): the class gain of lecture courses",
+    "0.48": "Hake (1998): the class gain of interactive-engagement courses",
+}
+
+
+def printed_numbers(paths) -> list[float]:
+    """Every decimal number a code cell of these notebooks prints or displays (text, HTML, alt text)."""
+    found = []
+    for path in paths:
+        for cell in read(path).cells:
+            for output in cell.get("outputs", []) if cell.cell_type == "code" else []:
+                texts = [output.get("text", "")] + [output.get("data", {}).get(kind, "") for kind in
+                                                     ("text/plain", "text/html", "text/markdown")]
+                found += [float(n) for text in texts for n in OUTPUT_NUMBER.findall("".join(text))]
+    return found
+
+
+def stale_prose_numbers(nb, printed) -> list[str]:
+    """The prose numbers of a notebook that no cell of the course prints (as written, or rounded to as many
+    decimals): a number typed into the text that a change of code or data left behind."""
+    found = []
+    for cell in nb.cells:
+        if cell.cell_type != "markdown":
+            continue
+        text = re.sub(r"\$[^$]*\$", "", cell.source)
+        for number in PROSE_NUMBER.findall(text):
+            decimals = len(number.split(".")[1])
+            if number in NOT_COMPUTED or any(round(value, decimals) == float(number) for value in printed):
+                continue
+            found.append(f"cell {cell.get('id')}: {number}")
+    return found
+
+
+@solved
+def test_every_number_in_the_prose_is_one_a_cell_prints(path):
+    """03's prose kept a number the data no longer gave (issue 23): a number in the text must be printed by a cell of
+    this notebook, or of the notebook it quotes (any solved notebook), as written or rounded; else it is listed in
+    NOT_COMPUTED with its source. After changing the toy data: `make solutions`, then this test names the text."""
+    stale = stale_prose_numbers(read(path), printed_numbers(SOLVED))
+    assert not stale, (f"{path.name}: these numbers of the text are printed by no cell (did the data or the code "
+                       "change? fix the text, or say where the number comes from in NOT_COMPUTED):\n" + "\n".join(stale))
+
+
+def test_the_number_rule_catches_a_number_left_behind():
+    cell = nbformat.v4.new_markdown_cell("The weight is 0.176, then 0.18 and $0.123$.")
+    cell["id"] = "nb99-text"
+    nb = nbformat.v4.new_notebook(cells=[cell])
+    assert stale_prose_numbers(nb, [0.1763]) == []
+    assert stale_prose_numbers(nb, [0.2]) == ["cell nb99-text: 0.176", "cell nb99-text: 0.18"]
