@@ -14,10 +14,13 @@ enough (no --nbval flag).
 ``pytest --mine PATH`` (``make test-mine``) runs the notebooks under PATH as a learner saved them
 instead: every cell must run, and nothing is compared (see :class:`LearnersOwnNotebook`).
 
-Learner notebooks are committed without outputs, so before their cells run the
-stored outputs of their tagged cells are taken from the solved notebook of the
-same name (cells are matched by id). A learner notebook therefore fails when a
-key number differs from the solved version, as the solved one does.
+Learner notebooks are committed without outputs, so before their cells run the stored outputs of their tagged
+cells are taken from the solved notebook of the same name (cells are matched by id; a translation's learner
+notebook, notebooks/fr/X, from solutions/fr/X). A learner notebook therefore fails when a key number differs from
+the solved version, as the solved one does; the run then ends with what to do (``KEY_NUMBERS_ADVICE``).
+
+Translations: a folder solutions/<language>/ of translated notebooks (and notebooks/<language>/, its learner
+versions) is collected as the course's own (``is_course_notebook``).
 
 Offline: every notebook's kernel runs with the network cut off (:class:`OfflineKernels`), so this one run is also
 the offline check of tests/test_offline.py (which reads what it recorded instead of executing every notebook again):
@@ -163,8 +166,21 @@ def part_of(path: str) -> str:
             "tests/test_figure_colours_and_text.py": "figures' colours and text"}.get(path, "the rest")
 
 
+#: The key-number cells whose output differed from the stored one in this session (nbval's "Cell outputs differ").
+_KEY_NUMBERS_DIFFER: list[str] = []
+#: What to do when key numbers differ: printed once at the end of the run.
+KEY_NUMBERS_ADVICE = (
+    "{count} key-number cell(s) printed other numbers than the solved notebooks store ({first}). If you changed "
+    "course_utils or the toy data (course_utils/lessons/data.py) on purpose: `make solutions` re-executes the solved "
+    "notebooks and stores their new key numbers (then `make test` again: tests/test_notebook_structure.py names any "
+    "number in the text that the cells no longer print). If you did not mean to change them, the change broke them.")
+
+
 def pytest_terminal_summary(terminalreporter):
-    """Time per part of the suite and the slowest files (module fixtures count in their first and last test)."""
+    """Time per part of the suite and the slowest files (module fixtures count in their first and last test); what to
+    do when key numbers differ from the stored ones."""
+    if _KEY_NUMBERS_DIFFER:
+        terminalreporter.write_line(KEY_NUMBERS_ADVICE.format(count=len(_KEY_NUMBERS_DIFFER), first=_KEY_NUMBERS_DIFFER[0]))
     if not _SECONDS_BY_PART:
         return
     parts = sorted(_SECONDS_BY_PART.items(), key=lambda item: -item[1])
@@ -189,6 +205,8 @@ def pytest_runtest_logreport(report):
             record["cells_run"] += 1
             if report.failed:
                 record["failed"].append(f"{report.nodeid}:\n{str(report.longrepr)[-3000:]}")
+        if report.failed and "Cell outputs differ" in str(report.longrepr):
+            _KEY_NUMBERS_DIFFER.append(report.nodeid)
 
 
 def pytest_collect_file(file_path: Path, parent):
@@ -199,9 +217,16 @@ def pytest_collect_file(file_path: Path, parent):
         return package_doctests(file_path, parent)
     if opt.nbval or opt.nbval_lax:  # nbval's own collector is on: leave it to nbval
         return None
-    if file_path.suffix == ".ipynb" and file_path.parent in (SOLUTIONS, LEARNER):
+    if file_path.suffix == ".ipynb" and is_course_notebook(file_path):
         return CourseNotebook.from_parent(parent, path=file_path)
     return None
+
+
+def is_course_notebook(path: Path) -> bool:
+    """A notebook of solutions/ or notebooks/, or of a translation's folder in them (solutions/fr/; tools/build.py's
+    ``translations``: a hidden or ``_``-named folder is none)."""
+    return path.parent in (SOLUTIONS, LEARNER) or (
+        path.parent.parent in (SOLUTIONS, LEARNER) and not path.parent.name.startswith((".", "_")))
 
 
 def package_doctests(file_path: Path, parent):
@@ -260,8 +285,8 @@ class CourseNotebook(IPyNbFile):
 
     def collect(self):
         items = list(super().collect())  # reads self.nb; items keep references to its cells
-        if self.path.parent == LEARNER:
-            graft_key_outputs(self.nb, SOLUTIONS / self.path.name)
+        if LEARNER in self.path.parents:
+            graft_key_outputs(self.nb, SOLUTIONS / self.path.relative_to(LEARNER))
         return items
 
 

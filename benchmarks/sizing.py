@@ -24,14 +24,18 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _common  # noqa: E402
 
+from course_utils.content import notebooks  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
 BENCHMARKS = Path(__file__).resolve().parent
 GUIDE = ROOT / "docs" / "instructor-guide.md"
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 MIB = 1024 * 1024
 
-#: The optional follow-ups (the workshop's notebooks are 00-05 and 08).
-OPTIONAL = ("06", "07")
+#: The course's notebooks and its optional follow-ups, by number (course_utils/content/notebooks.toml): the workshop's
+#: are the others. A measurement of a notebook the course no longer lists (a fork that dropped it) is left out.
+LISTED = tuple(notebook.number for notebook in notebooks())
+OPTIONAL = tuple(notebook.number for notebook in notebooks() if notebook.optional)
 
 
 # -- reading a process ---------------------------------------------------------------------------------------
@@ -145,7 +149,7 @@ def plan(figures, headroom=HEADROOM):
       largest kernels (the notebook in use and the previous one); x (1 + headroom), rounded up, is the
       **guarantee** to set.
     """
-    peaks = figures["kernel_peaks"]
+    peaks = {n: peak for n, peak in figures["kernel_peaks"].items() if n in LISTED}
     server_peak = figures["server_peak"]
     out = {}
     for name, keep in (("core", lambda n: n not in OPTIONAL), ("core + optional", lambda n: True)):
@@ -178,7 +182,8 @@ def overhead(learners, figures):
 
 def heaviest(figures):
     """The workshop notebook whose kernel start + Run All costs the most CPU (the optional ones do not count)."""
-    return max((n for n in figures["notebook_cpu"] if n not in OPTIONAL), key=lambda n: figures["notebook_cpu"][n])
+    return max((n for n in figures["notebook_cpu"] if n in LISTED and n not in OPTIONAL),
+               key=lambda n: figures["notebook_cpu"][n])
 
 
 def table(figures, sizes):

@@ -596,3 +596,37 @@ def test_execute_solutions_stores_outputs_and_regenerates(course):
     learner = nbformat.read(notebooks / "01-first.ipynb", as_version=4)
     assert learner.cells[1].outputs == [] and "NotImplementedError" in learner.cells[1].source
     assert B.out_of_date(solutions, notebooks) == []
+
+
+def test_a_translation_in_its_own_folder_is_built_and_checked_as_the_courses_own(course, monkeypatch, capsys):
+    """Issue 23's trial: a French copy of 01 in solutions/fr/ got no learner version, and `make notebooks` said
+    nothing. Now a folder of solutions/ that holds notebooks gives the folder of the same name in notebooks/."""
+    solutions, notebooks, backups = course
+    (solutions / "fr").mkdir()
+    nbformat.write(solved_notebook("x = 1  # en français"), solutions / "fr" / "01-first.ipynb")
+    (solutions / "_drafts").mkdir()  # a folder of one's own (hidden or _-named) is no translation
+    nbformat.write(solved_notebook(), solutions / "_drafts" / "01-first.ipynb")
+    for name, value in (("SOLUTIONS_DIR", solutions), ("NOTEBOOKS_DIR", notebooks), ("BACKUP_DIR", backups)):
+        monkeypatch.setattr(B, name, value)
+    assert B.translations() == [(solutions / "fr", notebooks / "fr")]
+
+    assert B.main([]) == 0
+    built = nbformat.read(notebooks / "fr" / "01-first.ipynb", as_version=4)
+    assert "en français" in built.cells[3].source and "YOUR CODE HERE" in "".join(c.source for c in built.cells)
+    assert not (notebooks / "_drafts").exists()
+    assert "3 notebooks" in capsys.readouterr().out
+    assert B.main(["--check"]) == 0
+
+    (notebooks / "fr" / "01-first.ipynb").unlink()
+    assert B.main(["--check"]) == 1
+    assert "missing: " in capsys.readouterr().out
+
+
+def test_a_named_notebook_or_folder_builds_the_courses_own_only(course, monkeypatch):
+    solutions, notebooks, backups = course
+    (solutions / "fr").mkdir()
+    nbformat.write(solved_notebook(), solutions / "fr" / "01-first.ipynb")
+    for name, value in (("SOLUTIONS_DIR", solutions), ("NOTEBOOKS_DIR", notebooks), ("BACKUP_DIR", backups)):
+        monkeypatch.setattr(B, name, value)
+    assert B.main(["01"]) == 0
+    assert (notebooks / "01-first.ipynb").exists() and not (notebooks / "fr").exists()

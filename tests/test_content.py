@@ -67,32 +67,48 @@ def test_a_file_that_is_not_toml_is_named_with_its_line(folder):
         myths._claims()
 
 
-@pytest.mark.parametrize("old, new, said", [
-    ('answer = "myth"', 'answer = "Myth"', r'claim 1 \(01-best-key\): answer must be "myth" or "fact"; got \'Myth\''),
-    ('ruling = "Myth"\n', "", r"claim 1 \(01-best-key\): no ruling"),
-    ('key = "01-max-shift"', 'key = "01-best-key"', r"claim 2 \(01-best-key\): the key '01-best-key' is used twice"),
-    ("[claim.feedback]\nmyth =", "[claim.feedback]\nmyths =", r"claim 1 \(01-best-key\): \[claim.feedback\] must hold"),
-])
-def test_a_claim_missing_what_the_notebook_needs_is_named(folder, old, new, said):
-    replace(folder / "myths.toml", old, new)
-    with pytest.raises(content.ContentError, match=said):
-        myths._claims()
-
-
-@pytest.mark.parametrize("old, new, said", [
-    ('named_in = "checker softmax"\nmisconception = \'exp only\'\n', "",
+#: (file, its reader, the text replaced, by what, what the error must say): each mistake an editor makes.
+MISTAKES = [
+    ("myths", lambda: myths._claims(), 'answer = "myth"', 'answer = "Myth"',
+     r'claim 1 \(01-best-key\): answer must be "myth" or "fact"; got \'Myth\''),
+    ("myths", lambda: myths._claims(), 'ruling = "Myth"\n', "", r"claim 1 \(01-best-key\): no ruling"),
+    ("myths", lambda: myths._claims(), 'key = "01-max-shift"', 'key = "01-best-key"',
+     r"claim 2 \(01-best-key\): the key '01-best-key' is used twice"),
+    ("myths", lambda: myths._claims(), "[claim.feedback]\nmyth =", "[claim.feedback]\nmyths =",
+     r"claim 1 \(01-best-key\): \[claim.feedback\] must hold"),
+    ("inventory", lambda: inventory._items(), 'named_in = "checker softmax"\nmisconception = \'exp only\'\n', "",
      r"item 1 \(softmax-row\): exactly one choice must be right .* 2 are"),
-    ("see = {notebook = \"01-one-attention-row\", section = \"2\", cell = \"nb01-byhand\"}",
-     "see = {notebook = \"01-one-attention-row\", cell = \"nb01-byhand\"}", r"item 1 \(softmax-row\): see must be"),
-    ('named_in = "checker softmax"\nmisconception = \'exp only\'\n', 'named_in = "checker softmax"\n',
+    ("inventory", lambda: inventory._items(), 'see = {notebook = "01-one-attention-row", section = "2", cell = "nb01-byhand"}',
+     'see = {notebook = "01-one-attention-row", cell = "nb01-byhand"}', r"item 1 \(softmax-row\): see must be"),
+    ("inventory", lambda: inventory._items(), 'named_in = "checker softmax"\nmisconception = \'exp only\'\n',
+     'named_in = "checker softmax"\n',
      r"item 1 \(softmax-row\), choice 3: a choice named in 'checker softmax' needs its misconception's name"),
-])
-def test_an_inventory_item_missing_what_the_form_needs_is_named(folder, old, new, said):
-    replace(folder / "inventory.toml", old, new)
+    ("notebooks", content.notebooks, 'stem = "03-masks"\nminutes = 45', 'stem = "03-masks"\nminutes = "45"',
+     r"notebook 4 \(03-masks\): minutes must be"),
+    ("notebooks", content.notebooks, 'stem = "03-masks"', 'stem = "masks"', r"notebook 4 \(masks\): stem must be"),
+    ("notebooks", content.notebooks, 'stem = "03-masks"\nminutes = 45', 'stem = "03-masks"\nminutes = 45\nlength = 3',
+     r"unknown field\(s\) \['length'\]"),
+    ("notebooks", content.notebooks, 'stem = "04-multi-head-attention"', 'stem = "03-heads"',
+     r"notebook 5 \(03-heads\): the number 03 is used twice"),
+]
+
+
+@pytest.mark.parametrize("name, reader, old, new, said", MISTAKES, ids=[f"{m[0]}-{n}" for n, m in enumerate(MISTAKES)])
+def test_an_entry_missing_what_the_course_needs_is_named(folder, name, reader, old, new, said):
+    replace(folder / f"{name}.toml", old, new)
     with pytest.raises(content.ContentError, match=said):
-        inventory._items()
+        reader()
 
 
 def test_a_myth_choice_is_named_by_its_own_text():
     (choice,) = [c for c in inventory.item_by_key("max-shift").choices if c.named_in == "myth 01"]
     assert choice.misconception == choice.text == "Subtracting the maximum is an approximation."
+
+
+def test_a_language_without_its_words_is_named(folder):
+    assert content.words()["key_points"] == "Key points"
+    with pytest.raises(content.ContentError, match=r"\[words.fr\]: missing; a translation in solutions/fr/ gives"):
+        content.words("fr")
+    replace(folder / "notebooks.toml", 'key_points = "Key points"\n', "")
+    with pytest.raises(content.ContentError, match=r"\[words.en\]: no key_points"):
+        content.words()

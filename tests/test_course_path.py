@@ -3,9 +3,9 @@
 The report: on a JupyterHub, the course's link clones the course and opens notebook 00, whose kernel starts at
 once; course_utils was installed afterwards from a terminal (the guide's step 3), into a user site folder that
 kernel never saw, so the first Run All failed for every learner with ``ModuleNotFoundError: course_utils``.
-Now the first code cell of every notebook puts the course folder (the parent of the notebook's folder, where
-the kernel starts) first on ``sys.path``: the clone's course_utils is used whatever is installed, and a course
-update pulled into the clone is what the next kernel imports.
+Now the first code cell of every notebook puts the course folder (the first folder above the notebook's, where the
+kernel starts, that holds course_utils/) first on ``sys.path``: the clone's course_utils is used whatever is
+installed, and a course update pulled into the clone is what the next kernel imports.
 
 Here a kernel's Python is imitated by a fresh interpreter started in the notebook's folder with the editable
 install's finder removed (as in a hub's environment, where course_utils is not installed); tests/test_hub.py
@@ -19,12 +19,17 @@ import subprocess
 import sys
 from pathlib import Path
 
+import course_notebooks
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-#: The lines every notebook's first code cell begins with (notebook 00 imports os too, for its error message).
-COURSE_PATH_LINE = ("sys.path.insert(0, str(Path.cwd().parent))  "
-                    "# the course folder first: its course_utils is used, installed or not")
+#: The lines every notebook's first code cell begins with, after its imports: the course folder is the first folder
+#: above the notebook's that holds course_utils/ (notebooks/ and solutions/ are one below it, a translation in
+#: solutions/<language>/ two); where there is none (Colab, an uploaded copy), the parent, which holds no course.
+COURSE_PATH_LINES = (
+    'course = next((p for p in Path.cwd().parents if (p / "course_utils").is_dir()), Path.cwd().parent)  # the course folder',
+    "sys.path.insert(0, str(course))  # first on the path: its course_utils is used, installed or not",
+)
 #: The line after it: numpy's BLAS on one thread, set before numpy loads (issue 23: no longer by ``import course_utils``
 #: through ctypes); a user's own OPENBLAS_NUM_THREADS stands.
 BLAS_LINE = ('os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before numpy loads: one thread per matrix product '
@@ -33,7 +38,7 @@ BLAS_LINE = ('os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before numpy
 #: figure that plt.show() draws published as an <img alt> beside its PNG, course_utils.alt_text), which importing
 #: course_utils does not do (issue 23: the import changes nothing outside the package).
 FORMATTER_LINE = "cu.alt_text.register_formatter()  # every figure shown below comes with its alt text (what it shows, in words)"
-NOTEBOOKS = sorted((ROOT / "solutions").glob("[0-9][0-9]-*.ipynb")) + sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))
+NOTEBOOKS = course_notebooks.ALL  # the course's, solved and learner, and every translation's
 
 #: Run in a fresh interpreter before a setup cell: no editable install (a hub's environment), and optionally a
 #: module that cannot be imported (a kernel that is not the course's environment).
@@ -75,11 +80,12 @@ def run_setup(path: Path, source: str | None = None, blocked=(), hub=False, cwd=
                           text=True, timeout=120)
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: f"{p.parent.name}/{p.name[:2]}")
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=course_notebooks.name)
 def test_every_setup_cell_puts_the_course_folder_first(path):
     lines = code_cells(path)[0].splitlines()
-    assert COURSE_PATH_LINE in lines, f"{path.name}: its first code cell lacks the course-folder line"
-    position = lines.index(COURSE_PATH_LINE)
+    assert COURSE_PATH_LINES[0] in lines, f"{path.name}: its first code cell lacks the course-folder lines"
+    position = lines.index(COURSE_PATH_LINES[0])
+    assert tuple(lines[position:position + 2]) == COURSE_PATH_LINES, f"{path.name}: the course-folder lines differ"
     imports_before = [line for line in lines[:position] if line.strip()]
     assert set(imports_before) <= {"import importlib.util", "import os", "import sys", "from pathlib import Path"}, \
         imports_before
@@ -156,7 +162,7 @@ def imports_cell_problem(path: Path) -> str | None:
     return None
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: f"{p.parent.name}/{p.name[:2]}")
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=course_notebooks.name)
 def test_every_imports_cell_turns_on_the_figures_alt_text(path):
     assert imports_cell_problem(path) is None
 
@@ -217,10 +223,26 @@ def test_notebook_00_imports_the_clones_course_utils_without_an_installation(fol
     assert f"FROM {ROOT / 'course_utils' / '__init__.py'}" in done.stdout
 
 
+def test_a_notebook_two_folders_down_finds_the_course_too(tmp_path):
+    """A translation sits in solutions/<language>/ (issue 23's trial: Path.cwd().parent was solutions/, and without
+    the editable install its first cell failed). Its setup cell, run from such a folder of a course (here one whose
+    course_utils/ is a link to this one's), imports that course's own."""
+    course = tmp_path / "course"
+    (course / "solutions" / "fr").mkdir(parents=True)
+    (course / "course_utils").symlink_to(ROOT / "course_utils", target_is_directory=True)
+    copy = course / "solutions" / "fr" / "01-one-attention-row.ipynb"
+    copy.write_bytes((ROOT / "solutions" / "01-one-attention-row.ipynb").read_bytes())
+    done = run_setup(copy)
+    assert done.returncode == 0, done.stderr
+    assert f"FROM {course / 'course_utils' / '__init__.py'}" in done.stdout
+    old = run_setup(copy, setup_cell(copy).replace(COURSE_PATH_LINES[0], "course = Path.cwd().parent"))
+    assert old.returncode != 0 and "cannot import course_utils" in old.stderr  # the cell before: solutions/, no course
+
+
 def test_without_the_line_notebook_00_fails_as_reported():
     """The mutant: the old setup cell (no course-folder line) in the same kernel fails, as on the hub."""
     path = ROOT / "notebooks" / "00-before-you-start.ipynb"
-    old = setup_cell(path).replace(COURSE_PATH_LINE, "")
+    old = setup_cell(path).replace(COURSE_PATH_LINES[1], "")
     done = run_setup(path, old, hub=True)
     assert done.returncode != 0
     assert "cannot import course_utils" in done.stderr

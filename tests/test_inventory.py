@@ -69,7 +69,9 @@ def test_every_item_has_exactly_one_right_choice_and_named_distractors(item):
 def _myth_statements(number):
     """Notebook NN's *Myth or fact?* claims: its markdown's bold quoted statements (**"..."**), and, where the
     claims have a table of their own (course_utils.lessons.myths, when present), the claims listed there for NN."""
-    (path,) = SOLUTIONS.glob(f"{number}-*.ipynb")
+    paths = list(SOLUTIONS.glob(f"{number}-*.ipynb"))
+    assert len(paths) == 1, f"a choice is named in \"myth {number}\", but solutions/ holds {len(paths)} notebooks {number}"
+    (path,) = paths
     text = "\n".join(c.source for c in notebook(path).cells if c.cell_type == "markdown")
     found = set(re.findall(r'\*\*"([^"]+)"\*\*', text))
     try:

@@ -11,8 +11,13 @@ Solved notebooks (solutions/, the source of truth):
 - randomness is seeded (``np.random.default_rng(seed)``; no unseeded generator, no global RNG);
 - no stored output is an error or a traceback, unless the cell is tagged ``raises-exception``, and no warning
   leaked into an output.
-Notebook 00 (the setup check) and notebook 08 (the concept inventory, after the course) have no exercises: they
-are exempt from the exercise rules only (``NO_EXERCISES``).
+A notebook that notebooks.toml marks ``exercises = false`` (00, the setup check; 08, the concept inventory after the
+course) is exempt from the exercise rules only.
+
+Which notebooks, in which order, and the words their parts are found by come from the course's data
+(course_utils/content/notebooks.toml, read through tests/course_notebooks.py), never from a list or English words kept
+here: a fork that drops notebooks, and a translation in solutions/<language>/ with its own [words.<language>], are
+checked by the same rules.
 
 Every question is answered below it, with one exception by design: the concept inventory at the end of notebook
 00 is the "before" attempt, which must not teach; its answers are given in notebook 08 (``ANSWERED_ELSEWHERE``).
@@ -29,18 +34,17 @@ import ast
 import re
 from pathlib import Path
 
+import course_notebooks as course
 import nbformat
 import pytest
+from course_notebooks import LEARNER, ROOT, SOLUTIONS, SOLVED, entry, words
 
-ROOT = Path(__file__).resolve().parent.parent
-SOLUTIONS = ROOT / "solutions"
-LEARNER = ROOT / "notebooks"
-SOLVED = sorted(SOLUTIONS.glob("*.ipynb"))
-STEMS = [p.stem for p in SOLVED]
+from course_utils.lessons import myths
+
+#: The course's notebooks in order (notebooks.toml): the next notebook a closing cell links to.
+STEMS = [notebook.stem for notebook in course.COURSE]
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 PLACEHOLDER = ("# YOUR CODE HERE", "raise NotImplementedError()")
-# "**Time.** About 40 minutes", "Time: 1 minute", "time estimate: 45 min"
-TIME_ESTIMATE = re.compile(r"\btime\b[^\n]{0,80}?\b(\d+)\s*(?:mins?|minutes?)\b", re.I)
 WINDOW = 4  # the check cell and the hint must come within this many cells after the exercise
 
 _cache: dict[Path, nbformat.NotebookNode] = {}
@@ -52,23 +56,20 @@ def read(path: Path):
     return _cache[path]
 
 
-#: Notebooks without exercises, and why: the exercise rules skip them (every other rule applies).
-NO_EXERCISES = {
-    "00-before-you-start": "the setup check",
-    "08-what-you-learned": "the concept inventory after the course: the twelve questions of 00 again, with feedback",
-}
 #: Questions deliberately left unanswered where they are asked: (notebook, cell id) -> the notebook that answers them.
 #: The "before" attempt of the concept inventory must not teach (no feedback); notebook 08 asks the same items again
 #: and answers them.
 ANSWERED_ELSEWHERE = {("00-before-you-start", "nb00-inventory"): "08-what-you-learned"}
 
 
-def is_setup_check(path: Path) -> bool:
-    return path.stem.startswith("00")
+def time_estimate(words_of_language: dict, minutes: int) -> re.Pattern:
+    """The intro's time estimate, in the notebook's words: ``**Time.** About 40 minutes`` (``Time``, then within a
+    line the number of minutes notebooks.toml gives, then ``min...``)."""
+    return re.compile(rf"\b{re.escape(words_of_language['time'])}\b[^\n]{{0,80}}?\b{minutes}\s*min", re.I)
 
 
 def has_no_exercises(path: Path) -> bool:
-    return path.stem in NO_EXERCISES
+    return not entry(path).exercises
 
 
 def intro_text(nb) -> str:
@@ -146,16 +147,24 @@ def solution_lines(source: str) -> list[str]:
     return lines
 
 
-solved = pytest.mark.parametrize("path", SOLVED, ids=[p.stem for p in SOLVED])
-lesson = pytest.mark.parametrize("path", [p for p in SOLVED if not has_no_exercises(p)],
-                                 ids=[p.stem for p in SOLVED if not has_no_exercises(p)])
-both = pytest.mark.parametrize(
-    "path", SOLVED + sorted(LEARNER.glob("*.ipynb")),
-    ids=[f"solutions/{p.stem}" for p in SOLVED] + [f"notebooks/{p.stem}" for p in sorted(LEARNER.glob("*.ipynb"))])
+solved = pytest.mark.parametrize("path", SOLVED, ids=course.name)
+lesson = pytest.mark.parametrize("path", [p for p in SOLVED if not has_no_exercises(p)], ids=course.name)
+both = pytest.mark.parametrize("path", course.ALL, ids=course.name)
 
 
 def test_there_are_notebooks():
-    assert SOLVED, f"no notebook in {SOLUTIONS}"
+    assert SOLVED, "no notebook in course_utils/content/notebooks.toml"
+
+
+def test_solutions_and_notebooks_hold_exactly_the_listed_notebooks():
+    """A notebook added without its entry, or dropped with its entry left, is named (a fork drops both)."""
+    for folder in (SOLUTIONS, LEARNER):
+        present = sorted(p.stem for p in folder.glob("*.ipynb"))
+        assert present == sorted(STEMS), (f"{folder.name}/ holds {present}; course_utils/content/notebooks.toml lists "
+                                          f"{STEMS}: add or remove the entry, or the file")
+    assert STEMS == sorted(STEMS), "notebooks.toml lists the notebooks in the order of their numbers"
+    for path in course.TRANSLATED_SOLVED:
+        assert entry(path) is not None, f"{course.name(path)} translates no notebook of notebooks.toml (same file name)"
 
 
 # --- top and bottom ---------------------------------------------------------------------------
@@ -170,12 +179,12 @@ def test_opening_gives_title_objectives_prerequisites_and_time(path):
     problems = []
     if nb.cells[0].cell_type != "markdown" or not re.match(r"#\s+\S", first_line):
         problems.append("a title (the first cell must start with '# ...')")
-    if not re.search(r"\b(learning\s+)?objectives\b", intro, re.I):
-        problems.append("'Learning objectives'")
-    if not re.search(r"\bprerequisites?\b", intro, re.I):
-        problems.append("'Prerequisites'")
-    if not TIME_ESTIMATE.search(intro):
-        problems.append("a time estimate ('Time. About NN minutes')")
+    said = words(path)
+    for word in ("objectives", "prerequisites"):
+        if said[word].lower() not in intro.lower():
+            problems.append(repr(said[word]))
+    if not time_estimate(said, entry(path).minutes).search(intro):
+        problems.append(f"the time notebooks.toml gives ('{said['time']}. About {entry(path).minutes} minutes')")
     assert not problems, f"{path.name}: the markdown before the first code cell lacks " + ", ".join(problems)
 
 
@@ -183,8 +192,9 @@ def test_opening_gives_title_objectives_prerequisites_and_time(path):
 def test_closing_gives_key_points_and_the_next_notebook(path):
     nb = read(path)
     closing = closing_text(nb)
-    assert re.search(r"\bkey points\b", closing, re.I), (
-        f"{path.name}: the markdown after the last code cell has no 'Key points'")
+    key_points = words(path)["key_points"]
+    assert key_points.lower() in closing.lower(), (
+        f"{path.name}: the markdown after the last code cell has no {key_points!r}")
     linked = {Path(target.split("#")[0]).name for target in local_links(closing)}
     position = STEMS.index(path.stem)
     if position + 1 < len(STEMS):
@@ -195,7 +205,7 @@ def test_closing_gives_key_points_and_the_next_notebook(path):
         # The last notebook: a link to a next notebook that exists (it would not be last), or back to
         # the first notebook or the README's contents. A link to a missing notebook fails the link test.
         back = {"README.md"} | {f"{s}.ipynb" for s in STEMS[:2]}
-        missing = sorted(n for n in linked if n.endswith(".ipynb") and not (SOLUTIONS / n).exists())
+        missing = sorted(n for n in linked if n.endswith(".ipynb") and not (path.parent / n).exists())
         assert linked & back, (
             f"{path.name} is the last notebook: its end must link back to {STEMS[0]}.ipynb or to "
             f"../README.md (the contents), or to a next notebook that exists; it links to {sorted(linked)}"
@@ -419,9 +429,10 @@ def _add_unanswered_inventory(nb):
 
 
 def _damaged(tmp_path, damage):
-    nb = nbformat.read(next(p for p in SOLVED if not has_no_exercises(p)), as_version=4)
+    original = next(p for p in SOLVED if not has_no_exercises(p))
+    nb = nbformat.read(original, as_version=4)
     damage(nb)
-    path = tmp_path / "99-damaged.ipynb"
+    path = tmp_path / original.name  # its name: notebooks.toml's entry (its minutes) applies
     nbformat.write(nb, path)
     _cache.pop(path, None)
     return path
@@ -446,6 +457,10 @@ def _drop_intro(word):
     return damage
 
 
+def _change_minutes(nb):
+    nb.cells[0].source = re.sub(r"About (\d+) minutes", lambda m: f"About {int(m.group(1)) + 5} minutes", nb.cells[0].source)
+
+
 def _add_error(nb):
     code = next(c for c in nb.cells if c.cell_type == "code")
     code.outputs.append(nbformat.v4.new_output("error", ename="ValueError", evalue="boom", traceback=[]))
@@ -455,11 +470,13 @@ def _add_error(nb):
     (test_every_exercise_is_followed_by_its_check_and_a_hint, _drop("check")),
     (test_every_exercise_is_followed_by_its_check_and_a_hint, _drop("hint")),
     (test_opening_gives_title_objectives_prerequisites_and_time, _drop_intro("**Time.**")),
+    (test_opening_gives_title_objectives_prerequisites_and_time, _change_minutes),
     (test_opening_gives_title_objectives_prerequisites_and_time, _drop_intro("objectives")),
     (test_opening_gives_title_objectives_prerequisites_and_time, _drop_intro("prerequisites")),
     (test_no_stored_error_or_traceback, _add_error),
     (test_every_inventory_question_is_answered_in_place_or_where_the_exception_says, _add_unanswered_inventory),
-], ids=["no check", "no hint", "no time", "no objectives", "no prerequisites", "stored error", "unanswered inventory"])
+], ids=["no check", "no hint", "no time", "other minutes", "no objectives", "no prerequisites", "stored error",
+        "unanswered inventory"])
 def test_the_rules_catch_a_damaged_notebook(tmp_path, test, damage):
     path = _damaged(tmp_path, damage)
     with pytest.raises(AssertionError):
@@ -471,12 +488,11 @@ def test_the_rules_catch_a_damaged_notebook(tmp_path, test, damage):
 GUIDE = ROOT / "docs" / "instructor-guide.md"
 
 
-@solved
+@pytest.mark.parametrize("path", course.COURSE_SOLVED, ids=course.name)
 def test_instructor_guide_schedules_every_notebook_with_its_time_estimate(path):
-    """docs/instructor-guide.md's schedule has a row naming the notebook and its own time estimate."""
-    estimate = TIME_ESTIMATE.search(intro_text(read(path)))
-    assert estimate, f"{path.name} has no time estimate"
-    minutes = int(estimate.group(1))
+    """docs/instructor-guide.md's schedule has a row naming the notebook and its time (notebooks.toml's, which its
+    first cell gives too: test_opening_...)."""
+    minutes = entry(path).minutes
     rows = [line for line in GUIDE.read_text(encoding="utf-8").splitlines()
             if line.startswith("|") and f"`{path.stem}`" in line]
     assert rows, f"{GUIDE.relative_to(ROOT)}: the schedule has no row for `{path.stem}`"
@@ -485,17 +501,39 @@ def test_instructor_guide_schedules_every_notebook_with_its_time_estimate(path):
         f"{minutes} min (update the schedule when a notebook's time changes): {rows}")
 
 
+README = ROOT / "README.md"
+
+
+def test_readme_lists_every_notebook_with_its_time_and_no_other():
+    """README.md's table of notebooks: one row per notebooks.toml entry, in order, linking the learner notebook and
+    giving its time; a row for a notebook the course no longer lists is named (a fork drops both)."""
+    rows = [line for line in README.read_text(encoding="utf-8").splitlines() if re.match(r"^\| \d\d \| \[", line)]
+    linked = [re.search(r"\]\(notebooks/([\w-]+)\.ipynb\)", row).group(1) for row in rows]
+    assert linked == STEMS, f"README.md's table lists {linked}; course_utils/content/notebooks.toml lists {STEMS}"
+    for row, notebook in zip(rows, course.COURSE):
+        assert row.startswith(f"| {notebook.number} |") and f"| {notebook.minutes} min" in row, (
+            f"README.md's row of {notebook.stem} must give its number and time, {notebook.minutes} min: {row[:120]}")
+
+
 # --- Myth or fact?: each claim asked first (a MythOrFact widget), its verdict answered right below, folded --------
 
-MYTH_HEADING = re.compile(r"^##\s+\d+\s+·\s+Myth (?:or|vs) fact", re.M)
 CLAIM = re.compile(r'\*\*"([^"]+)"\*\*')
-VERDICT_FOLD = "<details><summary>Verdict (choose first)</summary>"
 
 
-def myth_section(nb):
-    """The cells of the notebook's *Myth or fact?* section (its heading cell to the one before ``## Key points``)."""
-    start = next((n for n, c in enumerate(nb.cells) if c.cell_type == "markdown" and MYTH_HEADING.search(c.source)),
-                 None)
+def myth_heading(said: dict) -> re.Pattern:
+    """The section heading ``## 7 · Myth or fact?`` in a language's words (notebooks.toml)."""
+    return re.compile(rf"^##\s+\d+\s+·\s+{re.escape(said['myths'])}", re.M)
+
+
+def verdict_fold(said: dict) -> str:
+    """How a verdict cell opens: the closed fold ``<details><summary>Verdict (choose first)</summary>``."""
+    return f"<details><summary>{said['verdict']}</summary>"
+
+
+def myth_section(nb, said=None):
+    """The cells of the notebook's *Myth or fact?* section (its heading cell to the one before the next ``##``)."""
+    heading = myth_heading(said or course.content.words())
+    start = next((n for n, c in enumerate(nb.cells) if c.cell_type == "markdown" and heading.search(c.source)), None)
     if start is None:
         return []
     end = next((n for n in range(start + 1, len(nb.cells))
@@ -504,14 +542,17 @@ def myth_section(nb):
     return nb.cells[start:end]
 
 
-def myth_problems(nb):
+def myth_problems(nb, said=None):
     """Claims of the *Myth or fact?* section that are not asked before their verdict is shown.
 
     Every bold quoted claim (``**"..."**``) of the section stands in a verdict cell: a markdown cell that opens with
     the closed fold ``Verdict (choose first)`` and comes right after a code cell calling ``MythOrFact``; every such
-    code cell is answered by the cell right after it; and the section asks at least once.
+    code cell is answered by the cell right after it; and the section asks at least once. ``said``: the words of the
+    notebook's language (default the course's).
     """
-    cells = myth_section(nb)
+    said = said or course.content.words()
+    VERDICT_FOLD = verdict_fold(said)  # noqa: N806 - the fold this language's verdicts open with
+    cells = myth_section(nb, said)
     if not cells:
         return ["no *Myth or fact?* section"]
     found = []
@@ -533,14 +574,14 @@ def myth_problems(nb):
     return found
 
 
+#: The notebooks with a Myth or fact? section: those whose number has claims in course_utils/content/myths.toml.
 myth_notebooks = pytest.mark.parametrize(
-    "path", [p for p in SOLVED if p.stem[:2] in {f"{n:02d}" for n in range(1, 8)}],
-    ids=[p.stem for p in SOLVED if p.stem[:2] in {f"{n:02d}" for n in range(1, 8)}])
+    "path", [p for p in SOLVED if p.stem[:2] in {claim.notebook for claim in myths.CLAIMS}], ids=course.name)
 
 
 @myth_notebooks
 def test_every_myth_is_asked_before_its_verdict_which_is_folded_right_below(path):
-    problems = myth_problems(read(path))
+    problems = myth_problems(read(path), words(path))
     assert not problems, f"{path.name}:\n" + "\n".join(problems)
 
 
@@ -557,8 +598,9 @@ def test_the_myth_rule_catches_a_verdict_shown_before_the_question():
 
 def test_the_myth_rule_catches_a_verdict_not_folded():
     nb = _notebook_01()
-    fold = [c for c in myth_section(nb) if c.cell_type == "markdown" and c.source.startswith(VERDICT_FOLD)][1]
-    fold.source = fold.source.replace(VERDICT_FOLD, "**Verdict**")
+    fold = verdict_fold(course.content.words())
+    verdict = [c for c in myth_section(nb) if c.cell_type == "markdown" and c.source.startswith(fold)][1]
+    verdict.source = verdict.source.replace(fold, "**Verdict**")
     assert any("its verdict must follow" in p for p in myth_problems(nb))
 
 

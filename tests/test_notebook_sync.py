@@ -44,6 +44,8 @@ def sync_failure_message(problems) -> str:
 
 def test_learner_notebooks_are_up_to_date():
     problems = build.out_of_date()
+    for solved, learner in build.translations():  # a translation's notebooks/<language>/, as the build makes it
+        problems += build.out_of_date(solved, learner)
     assert not problems, sync_failure_message(problems)
 
 
@@ -118,3 +120,32 @@ def test_the_advice_for_an_edited_notebook_does_not_loop(tmp_path):
     assert "02-b.ipynb" in stale_part and "`make notebooks`" in stale_part
     (result,) = [r for r in build.build(solutions, notebooks) if r.name == "02-b"]
     assert result.status == "updated"  # the advice for the unedited one works
+
+
+def test_changed_key_numbers_end_the_run_with_what_to_do(monkeypatch):
+    """Issue 23: one number changed in lessons/data.py gave 51 failures, none saying `make solutions`. nbval reports a
+    tagged cell whose output changed as "Cell outputs differ"; the run then ends with one line of advice."""
+    import inspect
+
+    import nbval.plugin
+
+    import conftest
+
+    assert "Cell outputs differ" in inspect.getsource(nbval.plugin)  # the message the hook recognises
+    monkeypatch.setattr(conftest, "_KEY_NUMBERS_DIFFER", [])
+
+    class Report:
+        nodeid, fspath, when, failed, duration = "solutions/01-x.ipynb::Cell 7", "solutions/01-x.ipynb", "call", True, 0.1
+        longrepr = "Notebook cell execution failed\nCell outputs differ\n- 0.665\n+ 0.667"
+
+    class Terminal:
+        lines = []
+
+        def write_line(self, line):
+            self.lines.append(line)
+
+    conftest.pytest_runtest_logreport(Report())
+    terminal = Terminal()
+    conftest.pytest_terminal_summary(terminal)
+    (advice,) = [line for line in terminal.lines if "key-number" in line]
+    assert advice.startswith("1 key-number cell(s) printed other numbers") and "`make solutions`" in advice

@@ -38,6 +38,7 @@ import re
 import time
 from pathlib import Path
 
+import course_notebooks
 import nbformat
 import pytest
 
@@ -75,7 +76,7 @@ PROBES = {
                        False, None),
 }
 
-NOTEBOOKS = sorted(SOLUTIONS.glob("*.ipynb"))
+NOTEBOOKS = course_notebooks.SOLVED  # the course's and every translation's solved notebooks
 
 
 def run_cells(kernels, cells: dict[str, str], log: Path, cwd: Path, guard: bool = True,
@@ -115,7 +116,7 @@ def run_notebook_here(kernels, path: Path, workdir: Path) -> dict:
     nb = nbformat.read(path, as_version=4)
     cells = {f"cell {number} (id {cell.get('id')})": cell.source
              for number, cell in enumerate(nb.cells, 1) if cell.cell_type == "code"}
-    results = run_cells(kernels, cells, workdir / f"{path.stem}.log", path.parent, stop_on_error=True)
+    results = run_cells(kernels, cells, workdir / f"{path.parent.name}-{path.stem}.log", path.parent, stop_on_error=True)
     failed = [f"{name}: {result['error']}" for name, result in results.items() if not result["ok"]]
     return {"failed": failed, "attempts": [line for result in results.values() for line in result["attempts"]],
             "where": "run by tests/test_offline.py (the session did not run it in full)"}
@@ -151,7 +152,7 @@ def test_the_guard_is_where_the_kernels_load_it():
     assert GUARD.name == "sitecustomize.py" and "NetworkAccessBlocked" in GUARD.read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=course_notebooks.name)
 def test_notebook_runs_offline(offline, path):
     result = offline["notebooks"][path]
     assert not result["failed"], (f"{path.name} failed with the network cut off ({offline['mode']}; "
@@ -286,8 +287,7 @@ def _texts(nb):
                     yield f"{where} output {mime}", data if isinstance(data, str) else "".join(data)
 
 
-@pytest.mark.parametrize("path", sorted(SOLUTIONS.glob("*.ipynb")) + sorted(LEARNER.glob("*.ipynb")),
-                         ids=lambda p: f"{p.parent.name}/{p.stem}")
+@pytest.mark.parametrize("path", course_notebooks.ALL, ids=course_notebooks.name)
 def test_notebook_loads_no_remote_resource(path):
     nb = nbformat.read(path, as_version=4)
     findings = [f"{where}: {found}" for where, text in _texts(nb) for found in remote_resources(text)]

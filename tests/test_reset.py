@@ -66,8 +66,8 @@ def test_reset_keeps_the_edit_in_a_backup_and_restores_the_generated_notebook(co
     assert target.read_bytes() == generated_bytes(solutions, stem, tmp_path)
     assert not B.out_of_date(solutions, notebooks)
     assert str(result.backup.name) in result.message
-    assert sorted(p.name for p in notebooks.iterdir()) == sorted(p.name for p in solutions.iterdir()), \
-        "no temporary file is left behind"
+    assert sorted(p.name for p in notebooks.iterdir()) == sorted(p.name for p in solutions.glob("*.ipynb")), \
+        "no temporary file is left behind"  # (solutions/ may hold a translation's folder: notebooks/ gets none here)
 
 
 def test_the_reset_notebook_is_byte_for_byte_the_committed_one(course):

@@ -55,6 +55,15 @@ def test_no_optional_row_when_the_optional_notebooks_were_not_run():
     assert list(sizing.plan(figures(kernel_peaks=peaks))) == ["core"]
 
 
+def test_a_measured_notebook_the_course_no_longer_lists_is_left_out(monkeypatch):
+    """Issue 23's fork trial: hub.json still held 06 and 07, so `--from-json` put their row back into the guide."""
+    monkeypatch.setattr(sizing, "LISTED", ("00", "01", "02"))
+    monkeypatch.setattr(sizing, "OPTIONAL", ())
+    sizes = sizing.plan(figures(), headroom=0.3)
+    assert list(sizes) == ["core"] and sizes["core"]["notebooks"] == ["00", "01", "02"]
+    assert sizing.heaviest(figures()) == "01"
+
+
 def test_the_hubs_overhead_is_the_larger_of_measured_and_documented():
     assert sizing.overhead(30, figures()) == (200, "measured")  # 200 MiB measured > TLJH's documented 128
     assert sizing.overhead(300, figures()) == (512, "documented")  # Zero to JupyterHub's 512 > 200 measured

@@ -26,6 +26,9 @@ Command line (from the repository root)::
     python tools/build.py --force              # overwrite edited notebooks (after a backup)
     python tools/build.py --execute-solutions  # re-run solutions/, store outputs, regenerate
 
+Without a name or folder, each translation is built and checked too: a folder ``solutions/<language>/`` of
+translated solved notebooks gives ``notebooks/<language>/`` (``translations``).
+
 Exit codes: 0 ok (a learner notebook skipped because it was edited is reported, one line each, and
 is not an error); 1 check failed, a solution failed to execute, or a file could not be written (one
 sentence says which and the fix); 2 bad usage, an unreadable notebook or malformed solution markers.
@@ -68,6 +71,7 @@ __all__ = [
     "main",
     "notebook_bytes",
     "parse_fingerprint",
+    "translations",
     "read_notebook",
     "strip_solutions",
     "write_notebook",
@@ -670,6 +674,21 @@ def _stems(folder: Path) -> list[str]:
     return sorted(p.stem for p in folder.glob("*.ipynb") if not p.name.startswith("."))
 
 
+def translations(solutions_dir=None, notebooks_dir=None) -> list[tuple[Path, Path]]:
+    """``(solutions/<language>, notebooks/<language>)`` for each folder of ``solutions/`` that holds notebooks.
+
+    Such a folder is a translation: copies of some of the course's solved notebooks in another language (the same
+    cells, ids and code; its words translated). The build makes and checks its learner versions as the course's own,
+    in the folder of the same name under ``notebooks/``.
+    """
+    solutions_dir = Path(solutions_dir) if solutions_dir is not None else SOLUTIONS_DIR
+    notebooks_dir = Path(notebooks_dir) if notebooks_dir is not None else NOTEBOOKS_DIR
+    if not solutions_dir.is_dir():
+        return []
+    return [(folder, notebooks_dir / folder.name) for folder in sorted(solutions_dir.iterdir())
+            if folder.is_dir() and not folder.name.startswith((".", "_")) and _stems(folder)]
+
+
 def _resolve_dirs(solutions_dir, notebooks_dir) -> tuple[Path, Path]:
     solutions_dir = Path(solutions_dir) if solutions_dir is not None else SOLUTIONS_DIR
     notebooks_dir = Path(notebooks_dir) if notebooks_dir is not None else NOTEBOOKS_DIR
@@ -977,30 +996,35 @@ def main(argv=None) -> int:
     except SystemExit as exit_:  # argparse exits on bad usage (2) and on --help (0)
         return exit_.code if isinstance(exit_.code, int) else 2
 
+    # The course's folders, and (with no folder or name given) each translation's, in its own folders.
+    pairs = [(args.solutions, args.notebooks, args.backup_dir)]
+    if args.solutions is None and args.notebooks is None and not args.names:
+        backups = Path(args.backup_dir) if args.backup_dir is not None else BACKUP_DIR
+        pairs += [(solved, learner, backups / solved.name) for solved, learner in translations()]
     try:
         if args.up_to_date:
-            problems = out_of_date(args.solutions, args.notebooks, names=args.names)
+            problems = [problem for solved, learner, _ in pairs for problem in out_of_date(solved, learner, names=args.names)]
             if problems:
                 print("learner notebooks are out of date:")
                 for problem in problems:
                     print("  " + problem.message)
                 print("regenerate them with: make notebooks (python tools/build.py)")
                 return 1
-            count = len(_select(_stems(_resolve_dirs(args.solutions, args.notebooks)[0]), [],
-                                args.names)[0])
+            count = sum(len(_select(_stems(_resolve_dirs(solved, learner)[0]), [], args.names)[0])
+                        for solved, learner, _ in pairs)
             print(f"learner notebooks are up to date ({count} notebooks)")
             return 0
 
         status = 0
         if args.execute_solutions:
-            executions = execute_solutions(args.solutions, names=args.names)
+            executions = [result for solved, _, _ in pairs for result in execute_solutions(solved, names=args.names)]
             for result in executions:
                 print(result.message, file=sys.stdout if result.ok else sys.stderr)
             if not all(result.ok for result in executions):
                 status = 1
 
-        results = build(args.solutions, args.notebooks, force=args.force, names=args.names,
-                        backup_dir=args.backup_dir)
+        results = [result for solved, learner, backups in pairs
+                   for result in build(solved, learner, force=args.force, names=args.names, backup_dir=backups)]
     except (UsageError, NotebookReadError, SolutionMarkerError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

@@ -2,7 +2,7 @@
 
 One TOML file per kind of content, in this folder, each with a header that says what its fields mean:
 
-``notebooks.toml``  the notebooks of the course, in order (what the tests and tools walk)
+``notebooks.toml``  the notebooks of the course, in order (what the tests and tools walk: ``notebooks()``)
 ``myths.toml``      the *Myth or fact?* claims of the notebooks (``course_utils.lessons.myths`` reads it)
 ``inventory.toml``  the concept inventory's items, choices and feedback (``course_utils.lessons.inventory``)
 ``answers.toml``    the answer keys of the diagnosis exercises of 03 and 05 (their checkers read it; the keys stay
@@ -13,7 +13,9 @@ the file as it reads best.
 """
 from __future__ import annotations
 
+import re
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 if sys.version_info >= (3, 11):
@@ -21,10 +23,14 @@ if sys.version_info >= (3, 11):
 else:  # Python 3.10: tomli, the same parser (pyproject.toml declares it there)
     import tomli as tomllib
 
-__all__ = ["FOLDER", "ContentError", "read"]
+__all__ = ["FOLDER", "LANGUAGE", "ContentError", "Notebook", "notebooks", "read", "words"]
 
 #: The folder of the content files (inside the package: a pip install carries them).
 FOLDER = Path(__file__).resolve().parent
+#: The course's own language (its notebooks in solutions/; a translation's folder names its own).
+LANGUAGE = "en"
+#: The words a language gives in notebooks.toml's [words.<language>].
+WORDS = ("objectives", "prerequisites", "time", "key_points", "myths", "verdict")
 
 
 class ContentError(ValueError):
@@ -57,3 +63,76 @@ def _spaced(value):
     if isinstance(value, list):
         return [_spaced(item) for item in value]
     return value
+
+
+@dataclass(frozen=True)
+class Notebook:
+    """One notebook of the course, as ``notebooks.toml`` lists it.
+
+    Attributes
+    ----------
+    stem : str
+        Its file name without ``.ipynb`` (``"01-one-attention-row"``), in solutions/ and notebooks/.
+    minutes : int
+        The time its first cell gives.
+    optional : bool
+        A follow-up a workshop may leave out.
+    exercises : bool
+        False for a notebook without exercises.
+    """
+
+    stem: str
+    minutes: int
+    optional: bool = False
+    exercises: bool = True
+
+    @property
+    def number(self) -> str:
+        """``"01"``: how myths, the inventory and the hints name the notebook."""
+        return self.stem[:2]
+
+
+def notebooks() -> list[Notebook]:
+    """The course's notebooks, in order (``notebooks.toml``), each checked.
+
+    Raises
+    ------
+    ContentError
+        An entry without a stem "NN-name" or a whole number of minutes, a field the file's header does not name,
+        or a number used twice.
+    """
+    found = []
+    for position, entry in enumerate(read("notebooks").get("notebook", []), 1):
+        where = f"course_utils/content/notebooks.toml, notebook {position} ({entry.get('stem', 'no stem')})"
+        unknown = sorted(set(entry) - {"stem", "minutes", "optional", "exercises"})
+        if unknown:
+            raise ContentError(f"{where}: unknown field(s) {unknown}")
+        if not re.fullmatch(r"\d\d-[\w-]+", str(entry.get("stem", ""))):
+            raise ContentError(f"{where}: stem must be the file name without .ipynb, \"NN-name\"")
+        if not isinstance(entry.get("minutes"), int) or entry["minutes"] < 1:
+            raise ContentError(f"{where}: minutes must be a whole number of minutes; got {entry.get('minutes')!r}")
+        notebook = Notebook(entry["stem"], entry["minutes"], bool(entry.get("optional", False)),
+                            bool(entry.get("exercises", True)))
+        if notebook.number in (other.number for other in found):
+            raise ContentError(f"{where}: the number {notebook.number} is used twice")
+        found.append(notebook)
+    return found
+
+
+def words(language: str = LANGUAGE) -> dict:
+    """The words the notebooks of ``language`` name their parts with (``notebooks.toml``'s ``[words.<language>]``).
+
+    Raises
+    ------
+    ContentError
+        No such table (a translation's folder without its words), or one without every word of ``WORDS``.
+    """
+    table = read("notebooks").get("words", {}).get(language)
+    where = f"course_utils/content/notebooks.toml, [words.{language}]"
+    if table is None:
+        raise ContentError(f"{where}: missing; a translation in solutions/{language}/ gives the words its notebooks "
+                           f"use for {', '.join(WORDS)} (see [words.{LANGUAGE}])")
+    missing = [word for word in WORDS if not table.get(word)]
+    if missing:
+        raise ContentError(f"{where}: no {', '.join(missing)}")
+    return table
