@@ -53,9 +53,10 @@ for an installed package. On a hub or Binder a ``.venv`` inside the clone (made 
 hub terminal) is not what the notebooks run on, so it is ignored there.
 
 Every diagnosis is a small function taking its inputs (versions, kernelspec JSON, paths, lock text),
-so each failure can be provoked in tests without breaking a real environment. This module uses
-the standard library only and imports nothing from ``course_utils`` at import time: run as a
-script, it works under any Python and reports what is missing.
+so each failure can be provoked in tests without breaking a real environment. This module imports the
+standard library only and nothing from ``course_utils`` at import time (``packaging`` only inside the checks of an
+installed package, where course_utils's dependencies bring it): loaded by its path (tools/doctor.py), it works
+under any Python and reports what is missing.
 """
 from __future__ import annotations
 
