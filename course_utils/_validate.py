@@ -219,7 +219,8 @@ def as_mask(mask, scores_shape, name="mask"):
     TypeError
         If the mask has an integer, complex, string or object dtype.
     ValueError
-        If a float mask holds NaN or +inf, or the mask does not broadcast to the scores shape.
+        If a float mask holds NaN or +inf, or only 0s and 1s (a 0/1 pattern meant as a boolean mask), or the mask
+        does not broadcast to the scores shape.
     """
     try:
         arr = np.asarray(mask)
@@ -237,6 +238,11 @@ def as_mask(mask, scores_shape, name="mask"):
             arr, name, nan_ok=False, posinf_ok=False, neginf_ok=True,
             what="; a float mask is added to the scores, so it may hold 0, finite values or -inf",
         )
+        if arr.size and (arr == 1).any() and np.isin(arr, (0.0, 1.0)).all():
+            raise ValueError(
+                f"{name} holds only 0s and 1s, as floats (np.tril(np.ones(...)) gives float64): a float mask is "
+                f"added to the scores, so its 1s would add 1, not allow; for 1 = may attend pass {name}.astype(bool)"
+            )
     scores_shape = tuple(scores_shape)
     try:
         full = tuple(np.broadcast_shapes(arr.shape, scores_shape))

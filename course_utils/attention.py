@@ -7,7 +7,7 @@
 import numpy as np
 
 from course_utils._validate import as_mask, as_scale, check_qkv, check_score_row, check_scores_finite
-from course_utils.softmax import softmax_unchecked
+from course_utils.softmax import softmax
 
 
 def attention_row(scores, values):
@@ -46,7 +46,7 @@ def attention_row(scores, values):
     (array([0.665, 0.245, 0.09 ]), array([0.935, 0.579]))
     """
     scores, values = check_score_row(scores, values)
-    weights = softmax_unchecked(scores, 0)  # (T,)
+    weights = softmax(scores, 0)  # (T,)
     output = weights @ values  # (T,) @ (T, d_v) -> (d_v,)
     return output, weights
 
@@ -115,7 +115,7 @@ def scaled_dot_product_attention(q, k, v, mask=None, *, scale=None):
         scores = q @ np.swapaxes(k, -1, -2) * scale  # (..., T_q, d_k) @ (..., d_k, T_k) -> (..., T_q, T_k)
     check_scores_finite(scores, q, k, scale)
     scores = apply_mask(scores, mask)  # (..., T_q, T_k): a key the mask removes scores -inf
-    weights = softmax_unchecked(scores, -1)  # (..., T_q, T_k): over the keys; a row with no permitted key -> zeros
+    weights = softmax(scores, -1)  # (..., T_q, T_k): over the keys; a row with no permitted key -> zeros
     output = weights @ v  # (..., T_q, T_k) @ (..., T_k, d_v) -> (..., T_q, d_v)
     return output, weights
 

@@ -30,6 +30,9 @@ DEFAULT_BLOCK_SIZE = 128
 
 def _block_sizes(block_size):
     """(block_q, block_k) from an int or a pair of ints, each >= 1."""
+    if isinstance(block_size, np.ndarray) and block_size.ndim >= 2:  # a mask passed as the 4th argument
+        raise TypeError(f"block_size (the 4th argument) must be an int or a pair of ints; got an array of shape "
+                        f"{block_size.shape}: a mask goes after it, or by name: blockwise_attention(q, k, v, mask=...)")
     if isinstance(block_size, (tuple, list)):
         if len(block_size) != 2:
             raise ValueError(
@@ -77,10 +80,10 @@ def online_softmax_update(m, l, o, scores_block, v_block):
     m_new = np.maximum(m, np.max(scores_block, axis=-1, keepdims=True))  # (..., 1)
     shift = np.where(np.isneginf(m_new), 0.0, m_new).astype(m_new.dtype, copy=False)  # (..., 1)
     with np.errstate(under="ignore", over="ignore"):
-        alpha = np.exp(m - shift)  # (..., 1): rescales the old statistics; exp(-inf) = 0
+        rescale = np.exp(m - shift)  # (..., 1): rescales the old statistics; exp(-inf) = 0
         p = np.exp(scores_block - shift)  # (..., B): this block's unnormalised weights
-    l_new = alpha * l + np.sum(p, axis=-1, keepdims=True)  # (..., 1)
-    o_new = alpha * o + p @ v_block  # (..., d_v): (..., B) @ (..., B, d_v)
+    l_new = rescale * l + np.sum(p, axis=-1, keepdims=True)  # (..., 1)
+    o_new = rescale * o + p @ v_block  # (..., d_v): (..., B) @ (..., B, d_v)
     return m_new, l_new, o_new
 
 

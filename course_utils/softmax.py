@@ -43,27 +43,12 @@ def softmax(x, axis=-1):
     >>> softmax([2.0, 1.0, 0.0]).round(3)
     array([0.665, 0.245, 0.09 ])
     """
-    x = as_float_array(x, "x", neginf_ok=True)
-    if isinstance(axis, (bool, np.bool_)) or not isinstance(axis, numbers.Integral):
-        raise TypeError(f"axis must be an int; got {axis!r} of type {type(axis).__name__}")
-    if not -x.ndim <= axis < x.ndim:
-        raise ValueError(
-            f"axis={axis} is out of range for x with {x.ndim} dimension(s) (shape {x.shape})"
-        )
-    return softmax_unchecked(x, int(axis))
-
-
-def softmax_unchecked(x, axis):
-    """Softmax of a floating ndarray already free of NaN and +inf (see ``softmax``), along ``axis`` (an int in range).
-
-    The computation behind ``softmax``, for course_utils' own callers that have validated their inputs already
-    (``attention``, ``lessons``); not part of the learners' API (``course_utils.__all__``).
-    """
+    x, axis = _checked(x, axis)
     if x.shape[axis] == 0:
         return np.zeros_like(x)  # empty slices: nothing to normalise
     if x.dtype == np.float16:
         # float16 tops out at 65,504: a sum of more exp(...) <= 1 than that would overflow. Add up in float32.
-        return softmax_unchecked(x.astype(np.float32), axis).astype(np.float16)
+        return softmax(x.astype(np.float32), axis).astype(np.float16)
     row_max = np.max(x, axis=axis, keepdims=True)  # (..., 1, ...): each slice's largest entry
     row_max[np.isneginf(row_max)] = 0  # an all -inf slice: shift by 0, as -inf - (-inf) would be NaN
     with np.errstate(over="ignore", under="ignore"):  # x - max may overflow to -inf (-1e308 - 1e308): exp gives 0
@@ -71,3 +56,16 @@ def softmax_unchecked(x, axis):
     total = np.sum(e, axis=axis, keepdims=True)  # (..., 1, ...): at least 1, or 0 for an all -inf slice
     total[total == 0] = 1  # an all -inf slice is all zeros already: divide it by 1, not 0
     return e / total
+
+
+def _checked(x, axis):
+    """``x`` as a floating ndarray (NaN and +inf refused, -inf kept) and ``axis`` as an int in range, or an error
+    naming what was wrong."""
+    x = as_float_array(x, "x", neginf_ok=True)
+    if isinstance(axis, (bool, np.bool_)) or not isinstance(axis, numbers.Integral):
+        raise TypeError(f"axis must be an int; got {axis!r} of type {type(axis).__name__}")
+    if not -x.ndim <= axis < x.ndim:
+        raise ValueError(
+            f"axis={axis} is out of range for x with {x.ndim} dimension(s) (shape {x.shape})"
+        )
+    return x, int(axis)

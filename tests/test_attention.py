@@ -5,7 +5,9 @@ import re
 import numpy as np
 import pytest
 
+import course_utils as cu
 from course_utils.attention import attention_row, scaled_dot_product_attention
+from course_utils.blockwise import blockwise_attention
 from course_utils.lessons.data import ARTICLE_SCORES, ARTICLE_VALUES
 from course_utils.masks import causal_mask, padding_mask
 
@@ -256,6 +258,33 @@ def test_sdpa_integer_mask_refused(qkv):
             "mask has integer dtype int64, which is ambiguous; use a boolean mask (True = may attend) "
             "or a float mask (0 or -inf added to the scores)")):
         scaled_dot_product_attention(q, k, v, np.ones((4, 5), dtype=np.int64))
+
+
+@pytest.mark.parametrize("attend", [scaled_dot_product_attention, blockwise_attention])
+def test_a_float_mask_of_zeros_and_ones_is_refused_not_added(qkv, attend):
+    """The learner trial: mask=np.tril(np.ones((4, 5))) (float64) was added to the scores, and row 0 gave future keys
+    0.155 and 0.151 of its weight, with no word. An integer 0/1 mask was refused as ambiguous; the float one is too."""
+    q, k, v = qkv
+    with pytest.raises(ValueError, match=re.escape("mask holds only 0s and 1s, as floats")) as error:
+        attend(q, k, v, mask=np.tril(np.ones((4, 5))))
+    assert "mask.astype(bool)" in str(error.value)
+    attend(q, k, v, mask=np.zeros((4, 5)))  # all 0 (adds nothing) and a 0/-inf mask stay as they were
+    attend(q, k, v, mask=np.where(np.tril(np.ones((4, 5), dtype=bool)), 0.0, -np.inf))
+
+
+def test_a_mask_passed_as_blockwise_attentions_block_size_is_named(qkv):
+    q, k, v = qkv
+    with pytest.raises(TypeError, match=r"block_size \(the 4th argument\) .* shape \(4, 5\): a mask goes after it"):
+        blockwise_attention(q, k, v, np.tril(np.ones((4, 5), dtype=bool)))
+
+
+def test_the_reference_softmax_shows_its_computation():
+    """`cu.softmax??` beside notebook 01: the max shift, exp and the division are in its own body, not behind a
+    helper (the learner trial found only validation and a call)."""
+    import inspect
+
+    source = inspect.getsource(cu.softmax)
+    assert all(step in source for step in ("np.max(", "np.exp(", "np.sum(", "e / total")), source
 
 
 @pytest.mark.parametrize("bad, label", [(np.nan, "NaN"), (np.inf, r"\+inf")])

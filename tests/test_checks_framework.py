@@ -574,3 +574,8 @@ def test_number_formatting(value, text):
 
 def test_long_arrays_are_summarised():
     assert "..." in fmt_array(np.arange(500.0))
+
+
+def test_a_whole_float_reads_with_its_zero_in_a_sentence():
+    """The learner trial: "largest difference 1.." (numpy's "1." then the sentence's full stop)."""
+    assert fmt_value(1.0) == "1.0" and fmt_value(np.float64(2.0)) == "2.0" and fmt_value(0.9482) == "0.9482"

@@ -7,9 +7,13 @@ has no course_utils installed; the notebooks' first cell does the same), and giv
 
 ``doctor()`` loads course_utils/doctor.py by its path, without the course_utils package (whose import needs numpy):
 the tools that must run with any Python, a broken environment included (``doctor.py``, ``clean_env.py``), use it.
+
+The other tools need the course's environment (``NEEDS``). Run by a Python without it (a bare ``python3``), such a
+tool stops at once with one sentence naming the Python to run it with, instead of a traceback.
 """
 import functools
 import importlib.util
+import os
 import sys
 from pathlib import Path
 
@@ -30,3 +34,39 @@ def doctor():
     sys.modules[spec.name] = module  # its dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
+
+
+#: The tools that need the course's environment, and a package they import that only it is sure to have.
+NEEDS = {"build": "nbformat", "reset": "nbformat", "update": "nbformat", "myths": "nbformat", "html_pages": "nbconvert",
+         "inventory_report": "numpy", "release": "nbformat"}
+
+
+def missing_environment(script, python=sys.executable, arguments=()) -> str | None:
+    """What to say when ``script`` (a tool of this folder, run as ``__main__``) cannot run on this Python: None when
+    it can, or needs nothing (doctor.py, clean_env.py, hub_link.py run with any Python)."""
+    package = NEEDS.get(Path(script).stem)
+    if package is None:
+        return None
+    try:
+        if importlib.util.find_spec(package) is not None:
+            return None
+    except (ImportError, ValueError):  # a broken install of it: the same as none
+        pass
+    venv_python = Path(".venv", *(("Scripts", "python.exe") if os.name == "nt" else ("bin", "python")))
+    command = " ".join([str(Path("tools", Path(script).name)), *arguments])
+    where = "" if Path.cwd().resolve() == REPO_ROOT else f", in the course folder {REPO_ROOT}"
+    run = f"`{venv_python} {command}`{where}"
+    if (REPO_ROOT / venv_python).exists():
+        fix = f"run it with the course's Python: {run}"
+    else:
+        module = doctor()
+        env = module.course_command("env") if module else "make env"
+        fix = f"build the course's environment first (`{env}`), then run {run}"
+    return f"{command} needs the course's Python (this one, {python}, has no {package}): {fix}"
+
+
+_main = sys.modules.get("__main__")
+if Path(getattr(_main, "__file__", None) or "").resolve().parent == Path(__file__).resolve().parent:
+    _said = missing_environment(_main.__file__, arguments=sys.argv[1:])
+    if _said:
+        sys.exit(_said)

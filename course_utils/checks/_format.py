@@ -94,7 +94,8 @@ def _fmt_scalar(v):
     if isinstance(v, (int, np.integer)):
         return str(int(v))
     if isinstance(v, (float, np.floating)):
-        return fmt_array(np.float64(v))
+        text = fmt_array(np.float64(v))
+        return text + "0" if text.endswith(".") else text  # "1.0", not numpy's "1." (a sentence ends "1..")
     return _short_repr(v)
 
 

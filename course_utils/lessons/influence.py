@@ -20,7 +20,7 @@ import numpy as np
 
 from course_utils._validate import check_score_row
 from course_utils.attention import attention_row
-from course_utils.softmax import softmax_unchecked
+from course_utils.softmax import softmax
 
 __all__ = [
     "contributions",
@@ -93,7 +93,7 @@ def removal_outputs(scores, values):
     T = scores.shape[0]
     removed = np.eye(T, dtype=bool)  # (T, T): row j removes key j
     masked = np.where(removed, -np.inf, scores[None, :])  # (T, T): one masked copy of the row per key
-    weights = softmax_unchecked(masked, -1)  # (T, T); a row with nothing left -> zeros
+    weights = softmax(masked, -1)  # (T, T); a row with nothing left -> zeros
     return weights @ values  # (T, T) @ (T, d_v) -> (T, d_v)
 
 

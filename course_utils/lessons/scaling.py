@@ -20,7 +20,7 @@ import numbers
 import numpy as np
 
 from course_utils._validate import as_float_array, check_ndim, check_positive_int, check_seed
-from course_utils.softmax import softmax_unchecked
+from course_utils.softmax import softmax
 
 __all__ = [
     "dot_product_std",
@@ -218,7 +218,7 @@ def row_weights(q, k, scaled=True):
     scores = k @ q  # (T, d_k) @ (d_k,) -> (T,)
     if scaled:
         scores = scores / np.sqrt(q.shape[0])
-    return softmax_unchecked(scores, 0), scores
+    return softmax(scores, 0), scores
 
 
 def saturation_stats(d_k_values, num_keys=8, n_rows=2_000, seed=0):
@@ -267,7 +267,7 @@ def saturation_stats(d_k_values, num_keys=8, n_rows=2_000, seed=0):
             scores.append(np.einsum("nqd,ntd->nt", q, k))  # (n, T): one row of scores per query
         unscaled = np.concatenate(scores)  # (n_rows, T)
         for label, s in (("unscaled", unscaled), ("scaled", unscaled / np.sqrt(d_k))):
-            w = softmax_unchecked(s, -1)  # (n_rows, T)
+            w = softmax(s, -1)  # (n_rows, T)
             out[f"max_weight_{label}"].append(w.max(axis=-1).mean())
             out[f"entropy_{label}"].append(entropy(w).mean())
             out[f"score_std_{label}"].append(s.std())
