@@ -180,7 +180,7 @@ def dashboard_cells(page):
     return page.locator(".cell.code_cell", has=page.locator(".course-dashboard"))
 
 
-def wait_for_dashboards(page, count, timeout_ms=30_000):
+def wait_for_dashboards(page, count, timeout_ms=90_000):
     """Wait until ``count`` dashboard cells each show every control of their box (ipywidgets 7 draws a box's
     children one by one, after the box: as many as the box's model holds) and a decoded picture below them."""
     wait_until(page, """async (count) => {

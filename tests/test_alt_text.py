@@ -24,6 +24,7 @@ import types  # noqa: E402
 import weakref  # noqa: E402
 from pathlib import Path  # noqa: E402
 
+import course_notebooks  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 import nbformat  # noqa: E402
 import numpy as np  # noqa: E402
@@ -38,7 +39,7 @@ from course_utils import alt_text, plots  # noqa: E402
 from course_utils.widgets import Dashboard  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-SOLVED = sorted((ROOT / "solutions").glob("*.ipynb"))
+SOLVED = course_notebooks.SOLVED  # the course's and every translation's
 IMG = re.compile(r'^<img alt="([^"]*)" src="data:image/png;base64,([A-Za-z0-9+/=]+)">$')
 
 
@@ -339,7 +340,7 @@ def stored_pictures(path):
                 yield cell.get("id"), cell.source, output
 
 
-@pytest.mark.parametrize("path", SOLVED, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", SOLVED, ids=course_notebooks.name)
 def test_every_stored_figure_has_an_img_with_a_specific_alt_and_its_png(path):
     seen = set()
     for cell_id, source, output in stored_pictures(path):
@@ -360,7 +361,7 @@ def test_every_stored_figure_has_an_img_with_a_specific_alt_and_its_png(path):
     assert seen >= {cell_id for cell_id in EXPECTED if cell_id.startswith(f"nb{path.stem[:2]}-")}
 
 
-@pytest.mark.parametrize("path", SOLVED, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", SOLVED, ids=course_notebooks.name)
 def test_every_stored_dashboard_shows_its_controls_as_one_sentence_in_static_views(path):
     for cell in nbformat.read(path, as_version=4).cells:
         for output in cell.get("outputs", []):
@@ -370,7 +371,7 @@ def test_every_stored_dashboard_shows_its_controls_as_one_sentence_in_static_vie
                 assert "dashboard, whose controls work in a running notebook: " in text, text
 
 
-@pytest.mark.parametrize("path", SOLVED, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", SOLVED, ids=course_notebooks.name)
 def test_every_stored_picture_is_a_compact_palette_png(path):
     """What a notebook stores is ``compact_png``'s palette PNG (about a third of matplotlib's RGBA PNG), whether a
     plot's or a dashboard's first picture: not an exact-pixel update PNG, not matplotlib's own."""

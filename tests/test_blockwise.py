@@ -1,9 +1,9 @@
 """blockwise_attention (online softmax over blocks) equals the reference scaled_dot_product_attention."""
 import re
-import tracemalloc
 
 import numpy as np
 import pytest
+from alone import run_alone
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -148,15 +148,32 @@ def test_online_update_matches_softmax_over_all_blocks():
     np.testing.assert_allclose(o / l, cu.softmax(scores) @ values)
 
 
-def peak_and_output_bytes(t, block_size, d=16, mask=None):
-    """tracemalloc's peak during one call at length t (q, k, v made before), and the bytes of its (t, d) output."""
-    q, k, v = qkv((t, d), t)
+#: Run alone (tests/alone.py): for each length, tracemalloc's peak during one call of blockwise attention (q, k, v
+#: and the mask made before) minus the bytes of its (t, d) output, after a round of calls that warms numpy up.
+PER_STEP = """
+import json, tracemalloc
+import numpy as np
+import course_utils as cu
+lengths, block_size, d, masked = {lengths!r}, {block_size!r}, 16, {masked!r}
+
+def peak_minus_output(t):
+    q, k, v = np.random.default_rng(t).normal(size=(3, t, d))
+    mask = cu.causal_mask(t) if masked else None
     tracemalloc.start()
     try:
-        output = blockwise_attention(q, k, v, block_size, mask)
-        return tracemalloc.get_traced_memory()[1], output.nbytes
+        output = cu.blockwise_attention(q, k, v, block_size, mask)
+        return tracemalloc.get_traced_memory()[1] - output.nbytes
     finally:
         tracemalloc.stop()
+
+for t in lengths:  # warm-up
+    peak_minus_output(t)
+print(json.dumps([peak_minus_output(t) for t in lengths]))
+"""
+
+
+def per_step_bytes(lengths, block_size, masked=False):
+    return run_alone(PER_STEP.format(lengths=tuple(lengths), block_size=block_size, masked=masked))
 
 
 @pytest.mark.parametrize("block_size", [64, (32, 128)])
@@ -169,22 +186,15 @@ def test_peak_memory_is_the_output_and_the_same_few_tiles_at_every_length(block_
     256 are objects of their own (a few hundred bytes). Measured warm: the same bytes within 128 at every T."""
     block_q, block_k = (block_size, block_size) if isinstance(block_size, int) else block_size
     tile = block_q * block_k * 8
-    lengths = (256, 512, 2048)
-    for t in lengths:  # warm-up
-        peak_and_output_bytes(t, block_size)
-    per_step = [peak - output for peak, output in (peak_and_output_bytes(t, block_size) for t in lengths)]
+    per_step = per_step_bytes((256, 512, 2048), block_size)
     assert max(per_step) - min(per_step) < tile / 4, per_step  # the same at 2048 as at 256 (T^2 would add MiB)
     assert all(tile < step < 6 * tile for step in per_step), (per_step, tile)  # a few tiles, never a T x T array
-    peak, output = peak_and_output_bytes(2048, block_size)
-    assert peak < 2048 * 2048 * 8 / 50  # far below the full scores matrix (32 MiB)
+    assert max(per_step) + 2048 * 16 * 8 < 2048 * 2048 * 8 / 50  # with the output: far below the full scores (32 MiB)
 
 
 def test_peak_memory_with_a_mask_is_still_the_same_at_every_length():
     """A mask adds arrays of a tile's size (its block of the mask, the masked scores), not of the full T x T."""
-    for t in (256, 1024):  # warm-up
-        peak_and_output_bytes(t, 64, mask=cu.causal_mask(t))
-    per_step = [peak - output for peak, output in
-                (peak_and_output_bytes(t, 64, mask=cu.causal_mask(t)) for t in (256, 1024))]
+    per_step = per_step_bytes((256, 1024), 64, masked=True)
     assert max(per_step) - min(per_step) < 64 * 64 * 8 / 4, per_step
     assert max(per_step) < 8 * 64 * 64 * 8, per_step  # a few tiles of 64 x 64
 

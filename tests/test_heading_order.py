@@ -9,10 +9,11 @@ import json
 import re
 from pathlib import Path
 
+import course_notebooks
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOKS = sorted((ROOT / "solutions").glob("*.ipynb")) + sorted((ROOT / "notebooks").glob("*.ipynb"))
+NOTEBOOKS = course_notebooks.ALL  # the course's, solved and learner, and every translation's
 ATX = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 HTML_HEADING = re.compile(r"<h([1-6])\b[^>]*>(.*?)</h\1>", re.IGNORECASE | re.DOTALL)
 
@@ -54,7 +55,7 @@ def heading_problems(cells):
     return problems
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: f"{p.parent.name}/{p.stem}")
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=course_notebooks.name)
 def test_headings_open_with_one_title_and_never_skip_a_level(path):
     cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
     problems = heading_problems(cells)

@@ -1,8 +1,8 @@
 """course_utils.lessons.measure: the timing and memory helpers of notebook 07 and benchmarks/."""
 import tracemalloc
 
-import numpy as np
 import pytest
+from alone import run_alone
 
 from course_utils.lessons.measure import peak_bytes, time_call
 
@@ -18,7 +18,9 @@ def test_time_call_counts_the_warm_up_and_orders_median_and_p95():
 
 
 def test_peak_bytes_sees_a_numpy_allocation():
-    peak = peak_bytes(lambda: np.ones(1_000_000))  # 8 MB of float64
+    """Run alone (tests/alone.py): in pytest's own process another thread's allocations would count too."""
+    peak = run_alone("import json, numpy as np\nfrom course_utils.lessons.measure import peak_bytes\n"
+                     "print(json.dumps(peak_bytes(lambda: np.ones(1_000_000))))")  # 8 MB of float64
     assert 8_000_000 <= peak < 16_000_000
 
 

@@ -258,8 +258,8 @@ def test_every_exercise_is_followed_by_its_check_and_a_hint(path):
 
 @lesson
 def test_learner_version_keeps_the_exercise_scaffolding_but_not_the_solutions(path):
-    learner_path = LEARNER / path.name
-    assert learner_path.exists(), f"no learner version of {path.name}; run `make notebooks`"
+    learner_path = LEARNER / path.relative_to(SOLUTIONS)  # a translation's: notebooks/<language>/
+    assert learner_path.exists(), f"no learner version of {course.name(path)}; run `make notebooks`"
     solved_nb, learner_nb = read(path), read(learner_path)
     learner_cells = {c.get("id"): c for c in learner_nb.cells}
     problems = []
@@ -286,7 +286,7 @@ def test_learner_version_keeps_the_exercise_scaffolding_but_not_the_solutions(pa
                 if twin is None or twin.source != later.source:
                     kind = "check" if is_check else "hint"
                     problems.append(f"{kind} cell {later.get('id')} is missing or changed in the learner version")
-    assert not problems, f"notebooks/{path.name}:\n" + "\n".join(problems)
+    assert not problems, f"{course.name(learner_path)}:\n" + "\n".join(problems)
 
 
 def strip_regions(source: str) -> str:

@@ -133,6 +133,23 @@ def test_a_release_pins_its_parent_and_the_links_follow(course):
     assert f"blob/{tagged}/notebooks/03-masks.ipynb" in title_cell(path)
 
 
+def test_a_translations_notebooks_are_pinned_and_linked_with_the_courses(course):
+    """The re-trial: a release pinned 18 notebooks and left solutions/fr/'s setup cell behind, so every setup cell was
+    no longer the same (tests/test_course_path.py) and the French notebook installed an older release in Colab."""
+    for folder in ("solutions", "notebooks"):
+        (course / folder / "fr").mkdir()
+        shutil.copy2(course / folder / "03-masks.ipynb", course / folder / "fr" / "03-masks.ipynb")
+    code = commit(course, "the release's code, with a translation")
+    assert release.pin(root=course) == code
+    assert {found[1] for found in release.pins(course).values()} == {code} and len(release.pins(course)) == 20
+    tagged = commit(course, "Release 9.9.9")
+    name_release(course, "9.9.9", tagged)
+    release.links(root=course)
+    title = title_cell(course / "notebooks" / "fr" / "03-masks.ipynb")
+    assert release.colab_url(tagged, "fr/03-masks.ipynb", course) in title  # its own learner notebook
+    assert len(readme_links((course / "README.md").read_text(encoding="utf-8"))) == len(content.notebooks())
+
+
 def test_a_release_whose_package_differs_from_its_pin_is_caught(course):
     commit(course, "the code")
     release.pin(root=course)

@@ -18,6 +18,19 @@ import sizing  # noqa: E402
 MIB = 1024 * 1024
 
 
+#: The course's own, as notebooks.toml lists it (the guide's block is measured for it).
+REAL = {"LISTED": sizing.LISTED, "OPTIONAL": sizing.OPTIONAL}
+
+
+@pytest.fixture(autouse=True)
+def made_up_course(request, monkeypatch):
+    """The notebooks the made-up figures below measure (07 the optional one), whatever notebooks.toml lists: the
+    re-trial's fork without 06 and 07 failed here on the real list. The test of the guide's block keeps the real."""
+    if "real_course" not in request.keywords:
+        monkeypatch.setattr(sizing, "LISTED", ("00", "01", "02", "07"))
+        monkeypatch.setattr(sizing, "OPTIONAL", ("07",))
+
+
 def figures(**changes):
     """Made-up figures in the shape of hub.sizing_figures: a server of 90 MiB, kernels of 100-120 MiB (300 for the
     optional 07), minute one 5 CPU s (new) and 15 (old), the hub and proxy 200 MiB and 1 CPU s per learner."""
@@ -140,6 +153,7 @@ def test_the_kernel_runs_the_benchmarks_own_helper_with_what_it_calls():
     assert namespace["other_value"](Slider()) == 1.5
 
 
+@pytest.mark.real_course
 def test_the_guides_sizing_section_is_the_last_measurements():
     if not hub.RAW.exists():
         pytest.skip("no benchmarks/results/hub.json yet: run make bench")

@@ -16,6 +16,7 @@ import ast  # noqa: E402
 import re  # noqa: E402
 from pathlib import Path  # noqa: E402
 
+import course_notebooks  # noqa: E402
 import matplotlib.colors as mcolors  # noqa: E402
 import nbformat  # noqa: E402
 import numpy as np  # noqa: E402
@@ -35,7 +36,7 @@ from course_utils import plots, style  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "course_utils"
 MODULES = sorted(p for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts and p.name != "style.py")
-SOLVED = sorted((ROOT / "solutions").glob("*.ipynb"))
+SOLVED = course_notebooks.SOLVED  # the course's and every translation's
 
 #: Modules that still type colours, with the reason; the test below fails once one no longer does (then
 #: remove it here). checks/ is not part of issue 11's change.
@@ -86,7 +87,7 @@ def test_no_module_but_style_types_a_colour(path):
     assert not problems, f"{key}: use course_utils.style's names instead: {problems}"
 
 
-@pytest.mark.parametrize("path", SOLVED, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", SOLVED, ids=course_notebooks.name)
 def test_no_solved_notebook_types_a_colour(path):
     problems = {cell_id: found for cell_id, source in code_of(path).items() if (found := colour_problems(source))}
     assert not problems, f"{path.name}: use cu.style.BLUE, cu.style.GREY, ... instead: {problems}"
@@ -207,7 +208,7 @@ def test_every_plot_draws_with_the_course_colours_only():
     assert off_palette(fig) == [("AxesImage", "jet"), ("Line2D", "#2ca02c")]
 
 
-@pytest.mark.parametrize("path", SOLVED, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", SOLVED, ids=course_notebooks.name)
 def test_every_plotting_cell_of_a_solved_notebook_stores_its_picture(path):
     missing = []
     for cell in nbformat.read(path, as_version=4).cells:

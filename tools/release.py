@@ -65,8 +65,14 @@ def github_path(url: str) -> str:
 
 
 def notebooks(root=ROOT) -> list[Path]:
-    """Every course notebook, solved and learner."""
-    return [path for folder in FOLDERS for path in sorted((Path(root) / folder).glob("[0-9][0-9]-*.ipynb"))]
+    """Every course notebook, solved and learner, and every translation's (``solutions/<language>/``, as
+    tools/build.py's ``translations``: their setup cell installs the same release)."""
+    found = []
+    for folder in FOLDERS:
+        found += sorted((Path(root) / folder).glob("[0-9][0-9]-*.ipynb"))
+        found += sorted(path for path in (Path(root) / folder).glob("*/[0-9][0-9]-*.ipynb")
+                        if not path.parent.name.startswith((".", "_")))
+    return found
 
 
 def _rebuild(root=ROOT) -> None:
@@ -74,7 +80,8 @@ def _rebuild(root=ROOT) -> None:
     sys.path.insert(0, str(ROOT))  # this checkout's course_utils
     import build
 
-    results = build.build(Path(root) / "solutions", Path(root) / "notebooks")
+    solved, learner = Path(root) / "solutions", Path(root) / "notebooks"
+    results = [result for pair in [(solved, learner), *build.translations(solved, learner)] for result in build.build(*pair)]
     skipped = [str(result) for result in results if result.status not in ("created", "updated", "unchanged")]
     if skipped:
         raise ReleaseError("notebooks/ was not regenerated for: " + "; ".join(skipped))
@@ -127,7 +134,7 @@ def pin(commit="HEAD", root=ROOT) -> str:
         return None
 
     for path in notebooks(root):
-        if path.parent.name == "solutions":
+        if Path(root) / "solutions" in path.parents:  # the course's and its translations' solved notebooks
             _edit_cells(path, edit)
     _rebuild(root)
     return sha
@@ -200,7 +207,7 @@ def links(commit=None, root=ROOT) -> tuple[str, str]:
         version = next((v for v, s in releases(root) if sha.startswith(s)), None)
         if version is None:
             raise ReleaseError(f"{commit} is not a release named in CHANGELOG.md")
-    learner = [path for path in notebooks(root) if path.parent.name == "notebooks"]
+    learner = [path for path in notebooks(root) if path.parent == Path(root) / "notebooks"]  # README's rows
 
     def edit_title(name):
         def edit(cell):
@@ -213,9 +220,10 @@ def links(commit=None, root=ROOT) -> tuple[str, str]:
             return f"{heading}\n\n{line}\n\n{rest}" if rest else f"{heading}\n\n{line}"
         return edit
 
+    solved = Path(root) / "solutions"
     for path in notebooks(root):
-        if path.parent.name == "solutions":
-            _edit_cells(path, edit_title(path.name))
+        if solved in path.parents:  # a translation's link opens its own learner notebook, notebooks/<language>/...
+            _edit_cells(path, edit_title(path.relative_to(solved).as_posix()))
     _rebuild(root)
     readme = Path(root) / "README.md"
     text = readme.read_text(encoding="utf-8")
