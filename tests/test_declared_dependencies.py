@@ -20,9 +20,10 @@ holds them all).
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import sys
-from importlib.metadata import packages_distributions
+from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -36,11 +37,29 @@ else:  # Python 3.10: tomli is in requirements-py310.lock
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "course_utils"
+#: Standard library modules of a newer Python than the oldest supported, imported under a version check.
+LATER_STANDARD_LIBRARY = {"tomllib"}  # Python 3.11 (course_utils.content takes tomli on 3.10)
 #: Declared although course_utils imports nothing of it: {distribution: why} (pyproject.toml says it too).
 DECLARED_NOT_IMPORTED = {"ipykernel": "the kernel: `pip install` alone must give an environment that runs the notebooks"}
 #: The learner locks.
 LOCKS = ("requirements.lock", "requirements-py310.lock")
 COLAB_LOCK = "tests/colab/requirements-colab.lock"
+
+
+@functools.cache
+def packages_distributions() -> dict[str, list[str]]:
+    """{top-level module: [its distributions]}: importlib.metadata's, completed from each distribution's files.
+
+    Python 3.10's ``packages_distributions`` reads ``top_level.txt`` only, which numpy and matplotlib do not ship (the
+    py310 job found "no installed distribution provides numpy"); 3.11 infers the names from the files, as here."""
+    found = {module: list(names) for module, names in metadata.packages_distributions().items()}
+    for dist in metadata.distributions():
+        for file in dist.files or []:
+            top = file.parts[0] if file.parts else ""
+            module = top.removesuffix(".py") if len(file.parts) > 1 or top.endswith(".py") else ""
+            if module.isidentifier() and dist.metadata["Name"] not in found.setdefault(module, []):
+                found[module].append(dist.metadata["Name"])
+    return found
 
 
 def normalise(name: str) -> str:
@@ -109,7 +128,7 @@ def third_party_imports() -> list[tuple[str, str, int, str | None]]:
         visitor = _Imports()
         visitor.visit(ast.parse(path.read_text(encoding="utf-8"), filename=relative))
         for module, line, function in visitor.found:
-            if module in sys.stdlib_module_names or module in ("course_utils", "__future__"):
+            if module in sys.stdlib_module_names or module in LATER_STANDARD_LIBRARY or module in ("course_utils", "__future__"):
                 continue
             found.append((module, relative, line, function))
     return found
