@@ -69,7 +69,10 @@ def time_estimate(words_of_language: dict, minutes: int) -> re.Pattern:
 
 
 def has_no_exercises(path: Path) -> bool:
-    return not entry(path).exercises
+    """notebooks.toml's ``exercises = false``; a notebook it does not list (a stray translation) is taken to have them,
+    so that collecting still works and test_solutions_and_notebooks_hold_exactly_the_listed_notebooks names it."""
+    listed = entry(path)
+    return listed is not None and not listed.exercises
 
 
 def intro_text(nb) -> str:
@@ -179,6 +182,7 @@ def test_opening_gives_title_objectives_prerequisites_and_time(path):
     problems = []
     if nb.cells[0].cell_type != "markdown" or not re.match(r"#\s+\S", first_line):
         problems.append("a title (the first cell must start with '# ...')")
+    assert entry(path) is not None, f"{course.name(path)} is not listed in course_utils/content/notebooks.toml"
     said = words(path)
     for word in ("objectives", "prerequisites"):
         if said[word].lower() not in intro.lower():

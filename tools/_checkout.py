@@ -65,8 +65,8 @@ def missing_environment(script, python=sys.executable, arguments=()) -> str | No
     return f"{command} needs the course's Python (this one, {python}, has no {package}): {fix}"
 
 
-_main = sys.modules.get("__main__")
-if Path(getattr(_main, "__file__", None) or "").resolve().parent == Path(__file__).resolve().parent:
-    _said = missing_environment(_main.__file__, arguments=sys.argv[1:])
+_script = getattr(sys.modules.get("__main__"), "__file__", None)  # None under `python -c` or an interactive prompt
+if _script and Path(_script).resolve().parent == Path(__file__).resolve().parent:
+    _said = missing_environment(_script, arguments=sys.argv[1:])
     if _said:
         sys.exit(_said)
