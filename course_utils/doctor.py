@@ -3,60 +3,27 @@
 The same diagnoses run from a terminal and from notebook 00 ("Before you start")::
 
     make doctor                              # creates the environment when missing, then diagnoses it
-    .venv/bin/python tools/doctor.py         # the same, without make
-    python3 tools/doctor.py                  # works even with a Python that lacks the course's packages
-    python -m course_utils.doctor            # Colab (`!python ...` in a cell) or a pip install: its own checks
+    python3 tools/doctor.py                  # the same without make, even with a Python lacking the packages
+    python -m course_utils.doctor            # Colab (`!python ...` in a cell) or a pip install
 
-Output: one line per diagnosis (a ``Finding``), ``ok`` or ``PROBLEM``, then the fix for each problem. A line longer than
-the terminal (or, in a notebook, ``NOTEBOOK_WIDTH`` characters) wraps between words, never inside a
-version, a path or a `command`, and its continuation is indented under the check's name.
-Exit code: 0 when every diagnosis is ok, 1 otherwise.
-
-Names: this module *diagnoses* the setup (``diagnose_*``, ``Finding``); the exercise checkers *check*
-answers (``course_utils.checks``); the build tool says whether learner notebooks are *out of date*
-(``build.out_of_date``).
+Output: one ``ok`` or ``PROBLEM`` line per diagnosis (a ``Finding``), wrapped between words (never inside a
+version, a path or a `command`) to the terminal's width or ``NOTEBOOK_WIDTH``, then each problem's fix. Exit code 0
+when all is ok, else 1. (This module *diagnoses* the setup; ``course_utils.checks`` *checks* answers.)
 
 What is checked
 ---------------
-python         Python 3.10 or newer, and (when the repository has a ``.venv``) the course's own Python
-packages       installed versions equal the lock file that fits this Python
-               (``requirements.lock``, or ``requirements-py310.lock`` on Python 3.10)
-course_utils   imports from this repository (the notebooks put the course folder first on their path, so no
-               installation is needed); where ``make`` built a ``.venv``, it is also installed there (editable)
-environment    ``.venv`` was built by ``make env`` after the lock file last changed (its stamp file)
-matplotlib     draws a figure (terminal) / draws inline below the cell (notebook)
-widgets        the JupyterLab that would serve the notebooks has the widget extension matching
-               ipywidgets 8 (``jupyterlab_widgets`` 3); otherwise sliders show as text
-kernel         the ``python3`` kernel that JupyterLab starts is the course's Python (terminal), or
-               this notebook's kernel is (notebook)
+In a clone: python (3.10 or newer; the ``.venv``'s Python where there is one), packages (equal to the lock that
+fits this Python), course_utils (imported from this repository; editable in ``.venv``), environment (``.venv``'s
+stamp newer than the lock), matplotlib (draws; inline in a notebook), widgets (the serving JupyterLab has the widget
+extension matching ipywidgets) and kernel (the ``python3`` kernel is the course's Python). In Colab or a pip install
+(:data:`PACKAGE_PLACES`) the running Python is the course's environment: its version, every requirement
+course_utils declares (installed, within bounds, loaded as installed), where course_utils imports from, figures,
+and that ipywidgets imports (the page's widget support cannot be probed from Python there).
 
-In Colab and where course_utils is an installed package with no course folder (:data:`PACKAGE_PLACES`), the running
-Python is the course's environment, whatever its versions, and the checks are what it needs:
-
-python         Python 3.10 or newer
-packages       every requirement course_utils declares (its package metadata) applies here, is installed and
-               within its bounds (not the lock's pins), and is loaded in the version installed
-course_utils   imports, from the installed package (not from a stray folder that hides it); its version and source
-matplotlib     draws a figure (terminal) / draws inline below the cell (notebook)
-widgets        ipywidgets imports; the page's widget support cannot be probed from Python there, so the line says
-               what to look for (a slider that redraws its picture)
-
-Where the course runs
----------------------
-A fix is only useful if it can be carried out where the learner is. :func:`place` tells a clone on the
-learner's own machine (``make`` works there) from a JupyterHub (the environment is the hub's: its admin fixes it)
-and from Binder, by the variables those services set in every server and kernel; Google Colab by its module and
-variable; and a package pip installed with no course folder around it ("installed": a plain ``pip install``, a lone
-notebook in VS Code). Each fix is worded for it: `make` in a clone (or course.py, where the learner runs the course
-without make: :func:`course_command`), the admin on a hub, Colab's Runtime menu, the kernel's own ``python -m pip``
-for an installed package. On a hub or Binder a ``.venv`` inside the clone (made by someone running ``make`` in a
-hub terminal) is not what the notebooks run on, so it is ignored there.
-
-Every diagnosis is a small function taking its inputs (versions, kernelspec JSON, paths, lock text),
-so each failure can be provoked in tests without breaking a real environment. This module imports the
-standard library only and nothing from ``course_utils`` at import time (``packaging`` only inside the checks of an
-installed package, where course_utils's dependencies bring it): loaded by its path (tools/doctor.py), it works
-under any Python and reports what is missing.
+Each fix is worded for where the course runs (:func:`place`): ``make`` in a clone (course.py's form without make:
+:func:`course_command`), the admin on a JupyterHub or Binder, Colab's Runtime menu, ``python -m pip`` for an
+installed package. Every diagnosis is a small function of its inputs, so each failure can be provoked in tests. The
+module imports only the standard library at import time, so loaded by its path it runs under any Python.
 """
 from __future__ import annotations
 
@@ -180,20 +147,12 @@ _LOOK = object()  # place()'s default folder: look for it
 
 
 def place(environ=None, modules=None, folder=_LOOK) -> str:
-    """Where the course runs: ``"colab"``, ``"installed"``, ``"binder"``, ``"hub"`` or ``"clone"``.
+    """Where the course runs: ``"colab"``, ``"installed"``, ``"binder"``, ``"hub"`` or ``"clone"``, asked in order.
 
-    Asked in this order:
-
-    1. ``"colab"``: a Google Colab runtime, where ``google.colab`` is imported in every kernel and
-       ``COLAB_RELEASE_TAG`` is set (in its terminals too); the course is what the notebook's first cell pip-installed,
-       with Colab's own package versions, even if a clone of the course lies in the runtime;
-    2. ``"installed"``: no course folder, neither around the working folder nor around course_utils itself
-       (:func:`find_repo` finds none): course_utils is an installed package (a plain ``pip install``, a lone notebook
-       opened in VS Code);
-    3. ``"binder"``: Binder (a BinderHub such as mybinder.org) sets ``BINDER_LAUNCH_HOST``, ``BINDER_REQUEST``,
-       ``BINDER_REPO_URL`` in every server and kernel (Binder runs on a JupyterHub too, so it is asked before it);
-    4. ``"hub"``: a JupyterHub sets ``JUPYTERHUB_API_URL`` and ``JUPYTERHUB_USER``; a clone on a hub stays ``"hub"``;
-    5. ``"clone"``: anything else is a clone on the learner's machine, where ``make`` works.
+    ``"colab"``: ``google.colab`` imported or ``COLAB_RELEASE_TAG`` set (even with a clone in the runtime);
+    ``"installed"``: no course folder (:func:`find_repo`), so a pip-installed package; ``"binder"``: a ``BINDER_*``
+    variable (asked before the hub: Binder runs on one); ``"hub"``: ``JUPYTERHUB_API_URL`` or ``JUPYTERHUB_USER``;
+    ``"clone"``: anything else, a clone on the learner's machine where ``make`` works.
 
     Parameters
     ----------
@@ -218,11 +177,9 @@ def place(environ=None, modules=None, folder=_LOOK) -> str:
 
 
 def launcher(environ=None) -> str | None:
-    """What the learner types before a command of the course's where course.py started this program without make:
-    its COURSE_LAUNCHER (``py course.py`` on Windows, ``python3 course.py`` elsewhere), inherited by every program
-    it starts (JupyterLab's kernels too); also where there is no ``make`` on the PATH at all (a Windows machine whose
-    Jupyter or VS Code was started by hand): course.py's form for this system then. None under make (MAKELEVEL set:
-    course.py sets no launcher then), or where course.py started nothing and make is at hand.
+    """What the learner types before a course command where make is not used: course.py's COURSE_LAUNCHER
+    (inherited by everything it starts, kernels too), or with no ``make`` on the PATH this system's course.py form
+    (``py course.py`` on Windows, else ``python3 course.py``). None under make (MAKELEVEL set) or with make at hand.
 
     Parameters
     ----------
@@ -240,12 +197,9 @@ def launcher(environ=None) -> str | None:
 
 
 def course_command(target: str, environ=None, **variables) -> str:
-    """How the learner runs the course's command ``target`` here (the one home of that): ``make <target>`` with
-    make's ``variables`` as ``NAME=value``; where course.py started this program without make (:func:`launcher`),
-    course.py's form of the same.
-
-    course.py's forms of make's variables: ``NB=01`` is an argument (``reset 01``); ``PYTHON=python3.11`` is the
-    Python that runs course.py (``python3.11 course.py env``, or ``py -3.11 course.py env`` with Windows's py).
+    """How the learner runs the course's command ``target`` here: ``make <target> NAME=value ...``, or course.py's
+    form where :func:`launcher` says make is not used (``NB=01`` becomes an argument, ``PYTHON=python3.11`` the
+    Python that runs course.py, ``py -3.11`` with Windows's py).
 
     Parameters
     ----------
@@ -289,17 +243,14 @@ def course_command(target: str, environ=None, **variables) -> str:
 
 
 def _in_turn(*commands: str) -> str:
-    """Commands run one after the other, quoted for a message: one line joined by ``&&`` under make; with
-    course.py, each quoted on its own, joined by ", then" (Windows PowerShell 5 has no ``&&``)."""
+    """Commands run one after the other, quoted: joined by ``&&`` under make, else by ", then" (PowerShell 5)."""
     if launcher() is None:
         return "`" + " && ".join(commands) + "`"
     return ", then ".join(f"`{command}`" for command in commands)
 
 
 def _activate(os_name=None) -> str:
-    """The command that puts the course's environment first in a terminal: ``source .venv/bin/activate``; where
-    course.py started this on Windows (``os_name`` ``"nt"``, default this machine's), ``.venv\\Scripts\\activate``
-    (cmd and PowerShell)."""
+    """The command that activates ``.venv`` in a terminal (``.venv\\Scripts\\activate`` under course.py on Windows)."""
     windows = (os.name if os_name is None else os_name) == "nt"
     return ".venv\\Scripts\\activate" if windows and launcher() else "source .venv/bin/activate"
 
@@ -311,8 +262,7 @@ START = {
     "colab": "Open the course's next notebook with its Open in Colab link.",
     "installed": "Open the course's notebooks with this Python as their kernel.",
 }
-#: How to run these checks again, where the course runs (no `make` on a hub, on Binder, in Colab or a pip install;
-#: in a clone: :func:`doctor_again`).
+#: How to run these checks again where there is no make (in a clone: :func:`doctor_again`).
 _NO_MAKE_AGAIN = "notebook 00 (or `python tools/doctor.py` in a terminal, in the course folder)"
 DOCTOR_AGAIN = {"hub": _NO_MAKE_AGAIN, "binder": _NO_MAKE_AGAIN,
                 "colab": "notebook 00 (or `!python -m course_utils.doctor` in a cell)",
@@ -346,15 +296,13 @@ class CourseEnv:
     Attributes
     ----------
     repo : Path or None
-        The repository's root folder (holds ``course_utils/`` and the lock files); None where the course is an
-        installed package with no course folder (:data:`PACKAGE_PLACES`).
+        The repository's root folder; None for an installed package with no course folder.
     venv : Path or None
-        ``repo/.venv`` when it exists (the environment ``make`` builds), else None (conda, Binder, Colab, pip).
+        ``repo/.venv`` when ``make`` built it, else None (conda, a hub, Binder, Colab, pip).
     python : str
-        The course's interpreter: ``.venv/bin/python``, or the running Python when there is no venv.
+        The course's interpreter: ``.venv``'s, or the running Python.
     where : str
-        Where the course runs (see :func:`place`): ``"clone"``, ``"hub"``, ``"binder"``, ``"colab"`` or
-        ``"installed"``; fixes are worded for it.
+        Where the course runs (:func:`place`); fixes are worded for it.
     """
 
     repo: Path | None
@@ -381,8 +329,7 @@ class CourseEnv:
 
     @property
     def fix_packages(self) -> str:
-        """The fix for the course's packages: install exactly the lock into the course's environment; in Colab or
-        a pip install (:data:`PACKAGE_PLACES`), install the course again (:func:`reinstall_fix`)."""
+        """The fix for the course's packages: the lock into the course's environment, or the course reinstalled."""
         if self.where in PACKAGE_PLACES:
             return reinstall_fix(self)
         if self.venv is not None:
@@ -422,10 +369,8 @@ def _inside(path, folder) -> bool:
 
 
 def _same_interpreter(a, b) -> bool:
-    """Two interpreter paths of the same environment (same bin folder, both python*).
-
-    Symlinks are not followed for the file itself: ``.venv/bin/python`` links to the base
-    interpreter, which is a different environment."""
+    """Two interpreter paths of the same environment: both python*, in the same bin folder (the file's own symlink
+    is not followed: ``.venv/bin/python`` links to the base interpreter, another environment)."""
     if not a or not b:
         return False
     base_a, base_b = os.path.basename(str(a)).lower(), os.path.basename(str(b)).lower()
@@ -437,9 +382,8 @@ def _same_interpreter(a, b) -> bool:
 # Where is the course, which lock applies
 # ---------------------------------------------------------------------------------------------
 def find_repo(start=None) -> Path | None:
-    """The repository root: the first of `start` (default: the working folder) and its parents
-    that holds ``course_utils/__init__.py`` and ``requirements.lock``; else the folder this module
-    lies in (an editable install); else None."""
+    """The first of `start` (default: the working folder), its parents and this module's parent (an editable
+    install) that holds ``course_utils/__init__.py`` and ``requirements.lock``; else None."""
     start = Path(start if start is not None else os.getcwd()).resolve()
     candidates = [start, *start.parents, Path(__file__).resolve().parents[1]]  # course_utils/doctor.py
     for folder in candidates:
@@ -451,9 +395,8 @@ def find_repo(start=None) -> Path | None:
 def course_env(repo=None, where=None) -> CourseEnv:
     """The course's environment as seen from here (see :class:`CourseEnv`).
 
-    `where` (default: :func:`place`) says where the course runs; on a hub or Binder the notebooks run on that
-    service's environment, so a ``.venv`` in the clone is not the course's environment there and is ignored; in
-    Colab or a pip install the course's environment is the running Python, with or without a course folder.
+    `where` defaults to :func:`place`. Only in a clone is ``.venv`` the course's environment: on a hub or Binder the
+    notebooks run on the service's environment, in Colab or a pip install on the running Python.
 
     Raises
     ------
@@ -506,9 +449,11 @@ def _direct_names(repo: Path) -> list:
 
 
 def installed_versions() -> dict:
-    """``{normalised name: version}`` of the distributions the running Python sees (first wins)."""
-    from importlib import metadata
-
+    """``{normalised name: version}`` of the distributions the running Python sees (first wins; none before 3.8)."""
+    try:
+        from importlib import metadata
+    except ImportError:
+        return {}
     versions = {}
     for dist in metadata.distributions():
         name = dist.metadata["Name"]
@@ -517,26 +462,30 @@ def installed_versions() -> dict:
     return versions
 
 
-# ---------------------------------------------------------------------------------------------
-# What course_utils declares: its requirements (PEP 508) and the installed versions (PEP 440)
-# ---------------------------------------------------------------------------------------------
-# Read with `packaging` (pip's own reader of them): course_utils declares it, so it is installed wherever the package
-# is (Colab, a pip install), the only places these are read. A clone's checks compare lock pins as text and never
-# import it, so the doctor still runs with a bare Python there.
-class Requirement:
-    """One requirement a package declares (PEP 508), as :func:`parse_requirement` reads it.
+def _version(name: str) -> str | None:
+    """The installed version of distribution `name`, None when it is not installed or has no metadata."""
+    try:
+        from importlib import metadata
+        return metadata.version(name)
+    except Exception:  # noqa: BLE001 - not installed, or no metadata at all
+        return None
 
-    Attributes
-    ----------
-    name : str
-        The distribution's name, normalised (``jupyter-core``).
-    specifier : packaging.specifiers.SpecifierSet
-        Its version bounds; empty for any version.
-    marker : packaging.markers.Marker or None
-        Its environment marker (``python_version < "3.11"``).
-    text : str
-        The requirement as written (for the messages and the fix).
-    """
+
+def _lock_pins(path) -> dict:
+    """:func:`parse_lock` of the file at `path`, empty when it cannot be read."""
+    try:
+        return parse_lock(Path(path).read_text())
+    except OSError:
+        return {}
+
+
+# ---------------------------------------------------------------------------------------------
+# What course_utils declares (PEP 508), read with `packaging`: installed wherever the package is, the only places
+# these are read (a clone compares lock pins as text, so the doctor runs with a bare Python there).
+# ---------------------------------------------------------------------------------------------
+class Requirement:
+    """One requirement a package declares (PEP 508): ``name`` (normalised), ``specifier`` (a ``packaging``
+    SpecifierSet, empty for any version), ``marker`` (or None) and ``text`` as written."""
 
     def __init__(self, parsed, text: str):
         self.name, self.specifier, self.marker, self.text = normalise(parsed.name), parsed.specifier, parsed.marker, text
@@ -556,8 +505,7 @@ class Requirement:
         return self.marker is None or self.marker.evaluate(environment)
 
     def met_by(self, version: str | None) -> bool:
-        """An installed `version` (None: not installed) satisfies every bound (a pre-release counts, as in
-        `pip check`)."""
+        """An installed `version` (None: not installed) satisfies every bound (pre-releases count, as in pip)."""
         return version is not None and self.specifier.contains(version, prereleases=True)
 
 
@@ -587,16 +535,7 @@ def same_version(a: str, b: str) -> bool:
 # The diagnoses: small functions of their inputs
 # ---------------------------------------------------------------------------------------------
 def diagnose_python(version_info, prefix, executable, env: CourseEnv) -> Finding:
-    """Python new enough, and (when ``.venv`` exists) the course's own Python.
-
-    Parameters
-    ----------
-    version_info : tuple of int
-        ``sys.version_info`` of the Python to judge.
-    prefix, executable : str
-        Its ``sys.prefix`` and ``sys.executable``.
-    env : CourseEnv
-    """
+    """Python new enough (`version_info`), and (when ``.venv`` exists) the course's own Python (`prefix`)."""
     version = ".".join(str(v) for v in version_info[:3])
     if tuple(version_info[:2]) < MIN_PYTHON:
         return _problem(
@@ -629,20 +568,8 @@ def diagnose_kernel_python(executable, prefix, env: CourseEnv) -> Finding:
 
 
 def diagnose_packages(pins: dict, installed: dict, lock: str, env: CourseEnv, only=None) -> Finding:
-    """Installed versions equal the lock.
-
-    Parameters
-    ----------
-    pins : dict
-        ``{name: version}`` from the lock (see :func:`parse_lock`).
-    installed : dict
-        ``{name: version}`` installed (see :func:`installed_versions`); names normalised.
-    lock : str
-        The lock file's name, for the messages.
-    env : CourseEnv
-    only : iterable of str, optional
-        Compare only these names (without a ``.venv``, e.g. conda: the direct requirements).
-    """
+    """Installed versions (:func:`installed_versions`) equal the pins of the file `lock` (:func:`parse_lock`); with
+    `only` (without a ``.venv``, e.g. conda: the direct requirements) just those names."""
     names = sorted(pins) if only is None else sorted(n for n in only if n in pins)
     wrong = [(n, installed.get(n), pins[n]) for n in names if installed.get(n) != pins[n]]
     if not pins:
@@ -656,23 +583,12 @@ def diagnose_packages(pins: dict, installed: dict, lock: str, env: CourseEnv, on
 
 
 def diagnose_course_utils(module_file, import_error, install: dict | None, env: CourseEnv) -> Finding:
-    """course_utils imports from this repository; where ``make`` built a ``.venv``, it is installed (editable) from it.
+    """course_utils imports from this repository; where ``make`` built a ``.venv``, it is installed editable there.
 
-    The notebooks put the course folder first on their path, so they find this repository's course_utils with no
-    installation (a hub, Binder, a fresh clone). Only ``make``'s own ``.venv`` is expected to hold it, editable
-    (``make env`` installs it there, for Python started elsewhere than a notebook): a copy installed there is
-    stale after an update.
-
-    Parameters
-    ----------
-    module_file : str or None
-        ``course_utils.__file__`` as imported here (None when the import failed).
-    import_error : str or None
-        The import's error message, if any.
-    install : dict or None
-        The installed distribution's ``direct_url.json`` (``{"url": "file:///...", "dir_info":
-        {"editable": true}}``), ``{}`` when installed without one, None when not installed.
-    env : CourseEnv
+    The notebooks put the course folder first on their path, so they need no installation; only ``make``'s
+    ``.venv`` holds one (for Python started outside a notebook), and a copy rather than a link is stale after an
+    update. `module_file` is ``course_utils.__file__`` (None when the import failed with `import_error`); `install`
+    the installed distribution's ``direct_url.json`` (``{}`` without one, None when not installed).
     """
     fix = f"In the course folder: `{env.python_shown} -m pip install --no-deps -e .`"
     if env.venv is None:  # the notebooks find it in the course folder; nothing to install
@@ -700,9 +616,8 @@ def diagnose_course_utils(module_file, import_error, install: dict | None, env: 
 
 
 def diagnose_stamp(env: CourseEnv, lock_path) -> Finding:
-    """``.venv`` was completed by ``make env`` after the lock file last changed.
-
-    ``make env`` touches ``.venv/.installed-<lock file>`` as its very last step."""
+    """``.venv`` was completed by ``make env`` (its last step touches ``.venv/.installed-<lock>``) after the lock
+    last changed."""
     lock_path = Path(lock_path)
     name = "environment"
     if env.venv is None:
@@ -789,7 +704,7 @@ RESTART = {
 
 def _pip_source(direct_url: dict | None) -> str | None:
     """What pip installed a distribution from, as a pip argument (``git+https://...@<commit>``, a folder, a URL),
-    read from its ``direct_url.json``; None when unknown (installed from an index, or no such file)."""
+    from its ``direct_url.json``; None when unknown (an index)."""
     if not direct_url or not direct_url.get("url"):
         return None
     url = direct_url["url"]
@@ -809,9 +724,8 @@ def _url_path(url: str) -> str:
 
 
 def _installed_course_utils() -> dict | None:
-    """The installed course_utils distribution (the first on ``sys.path``, as ``import`` finds it): ``version``,
-    ``requires`` (its requirement lines), ``init`` (where its files put ``course_utils/__init__.py``, None for an
-    editable install), ``source`` (:func:`_pip_source`) and ``editable``; None when it is not installed."""
+    """The installed course_utils distribution, first on ``sys.path``: ``version``, ``requires``, ``init`` (its
+    ``course_utils/__init__.py``, None when editable), ``source`` and ``editable``; None when not installed."""
     from importlib import metadata
 
     try:
@@ -829,24 +743,14 @@ def _installed_course_utils() -> dict | None:
 
 def _same_version(name: str) -> str:
     """A quoted pip argument for the installed version of `name` (``"matplotlib==3.10.0"``), or just its name."""
-    try:
-        from importlib import metadata
-        return f'"{name}=={metadata.version(name)}"'
-    except Exception:  # noqa: BLE001 - not installed, or no metadata at all
-        return f'"{name}"'
+    version = _version(name)
+    return f'"{name}=={version}"' if version else f'"{name}"'
 
 
 def reinstall_fix(env: CourseEnv, arguments=()) -> str:
-    """The fix that installs with pip into the running Python, where the course is an installed package.
-
-    Parameters
-    ----------
-    env : CourseEnv
-        Its ``where`` is ``"colab"`` or ``"installed"``.
-    arguments : iterable of str or Requirement
-        What to install (a :class:`Requirement`, or a pip argument as written); none: the course itself again (in
-        Colab, a fresh runtime, whose first cell installs it; elsewhere, the source pip installed it from).
-    """
+    """The fix that pip-installs `arguments` (Requirements or pip arguments) into the running Python, where the
+    course is an installed package (``env.where`` "colab" or "installed"); with none, the course itself again (in
+    Colab a fresh runtime, whose first cell installs it; elsewhere from the source pip used)."""
     words = " ".join(a.pip_argument if isinstance(a, Requirement) else str(a) for a in arguments)
     if env.where == "colab":
         return f"Run `%pip install {words}` in a cell, then {RESTART['colab']}" if words else COLAB_FRESH
@@ -861,26 +765,22 @@ def reinstall_fix(env: CourseEnv, arguments=()) -> str:
 
 def diagnose_requirements(declared, installed: dict, loaded: dict, owner: str, env: CourseEnv,
                           environment: dict | None = None) -> Finding:
-    """Every requirement course_utils declares is installed, within its bounds, and loaded as installed.
-
-    What the lock pins does not matter here: Colab and a plain ``pip install`` bring their own versions, and any
-    version within course_utils's bounds runs the course.
+    """Every requirement course_utils declares is installed, within its bounds (not the lock's pins: Colab and pip
+    bring their own versions), and loaded as installed.
 
     Parameters
     ----------
     declared : list of str or None
         Its requirement lines (``importlib.metadata.requires("course_utils")``); None when it has no metadata.
-    installed : dict
-        ``{normalised name: version}`` installed (see :func:`installed_versions`).
-    loaded : dict
-        ``{normalised name: version}`` of the modules this Python has already imported (``numpy.__version__``):
-        pip may have changed them on disk since.
+    installed, loaded : dict
+        ``{normalised name: version}`` installed, and of the modules already imported (pip may have changed them).
     owner : str
         Who declares them, for the messages (``"course_utils 1.1.0"``).
     env : CourseEnv
     environment : dict, optional
         Marker values overriding this Python's (tests: another Python version).
     """
+
     name = "packages"
     if declared is None:
         return _problem(name, "course_utils is not installed as a package here: what it needs cannot be read",
@@ -910,16 +810,8 @@ def diagnose_requirements(declared, installed: dict, loaded: dict, owner: str, e
 def diagnose_installed_course_utils(module_file, import_error, installed: dict | None, env: CourseEnv) -> Finding:
     """course_utils imports, from the installed package (not from a stray folder named course_utils that hides it).
 
-    Parameters
-    ----------
-    module_file : str or None
-        ``course_utils.__file__`` as imported here (None when the import failed).
-    import_error : str or None
-        The import's error message, if any.
-    installed : dict or None
-        The installed distribution (:func:`_installed_course_utils`: ``version``, ``init``, ``source``), None when
-        course_utils is not installed.
-    env : CourseEnv
+    `module_file` is ``course_utils.__file__`` (None when the import failed with `import_error`); `installed` is
+    :func:`_installed_course_utils`'s answer.
     """
     name = "course_utils"
     if module_file is None:
@@ -939,19 +831,9 @@ def diagnose_installed_course_utils(module_file, import_error, installed: dict |
 
 
 def diagnose_widgets_import(version, import_error, env: CourseEnv, requirement=None) -> Finding:
-    """ipywidgets imports in this Python. Whether the page draws widgets cannot be probed from the kernel in Colab or
-    in an editor (their widget managers live in the browser or the editor): the line says what to look for instead.
-
-    Parameters
-    ----------
-    version : str or None
-        ipywidgets' version as imported.
-    import_error : str or None
-        The import's error message, if any.
-    env : CourseEnv
-    requirement : Requirement, optional
-        What course_utils declares for ipywidgets, for the fix.
-    """
+    """ipywidgets imports in this Python (`version`, or `import_error`; `requirement`, what course_utils declares,
+    goes into the fix). Whether the page draws widgets cannot be probed from the kernel in Colab or an editor: the
+    line says what to look for instead."""
     if import_error is not None:
         return _problem("widgets", f"cannot import ipywidgets ({import_error}): no slider can show",
                         reinstall_fix(env, [requirement or '"ipywidgets"']))
@@ -960,26 +842,17 @@ def diagnose_widgets_import(version, import_error, env: CourseEnv, requirement=N
 
 
 def installed_note(source: str) -> str:
-    """The line a notebook's first cell prints after it pip-installed the course into the running Python.
-
-    In Colab a second line says that the runtime forgets it, and every file saved there, when it stops.
-
-    Parameters
-    ----------
-    source : str
-        What pip installed (``git+https://github.com/OWNER/REPO@0123abc``).
+    """The line a notebook's first cell prints after it pip-installed the course (from `source`) into the running
+    Python; in Colab a second line says that the runtime forgets it, and every file saved there, when it stops.
 
     Examples
+
     --------
     >>> note = installed_note("git+https://github.com/OWNER/REPO@0123abc")
     >>> note.startswith("Installed the course's code: course_utils ")
     True
     """
-    try:
-        from importlib import metadata
-        version = metadata.version("course_utils")
-    except Exception:  # noqa: BLE001 - the metadata cannot be read: say so rather than fail the first cell
-        version = "(version unknown)"
+    version = _version("course_utils") or "(version unknown)"  # rather than fail the first cell
     if place() == "colab":
         into = "this runtime's Python"
         after = ("\nA Colab runtime forgets it and every file saved here when it stops: File > Download keeps your "
@@ -993,11 +866,8 @@ def installed_note(source: str) -> str:
 # Jupyter server and kernel
 # ---------------------------------------------------------------------------------------------
 def interpreter_from_script(script) -> str | None:
-    """The Python that runs a console script such as ``jupyter``, read from its first lines.
-
-    Handles ``#!/path/python``, ``#!/usr/bin/env python3`` and pip's ``#!/bin/sh`` + ``'''exec'
-    "/path/python" "$0" "$@"`` form (long paths). None when the script is not a Python script
-    (a pyenv shim, a Windows .exe)."""
+    """The Python that runs a console script such as ``jupyter``, from its ``#!/path/python``, ``#!/usr/bin/env
+    python3`` or pip's ``#!/bin/sh`` + ``'''exec' "/path/python"`` lines; None for a pyenv shim or a Windows .exe."""
     try:
         with open(script, "rb") as handle:
             head = handle.read(1024).decode("utf-8", "replace").splitlines()
@@ -1020,10 +890,8 @@ def interpreter_from_script(script) -> str | None:
 
 
 def server_from_cmdline(cmdline) -> str | None:
-    """The Python of a Jupyter server process from its command line, or None if the process is
-    not a Jupyter server (pytest, nbclient, VS Code...).
-
-    ``make lab`` gives ``['/repo/.venv/bin/python', '/repo/.venv/bin/jupyter-lab', ...]``."""
+    """The Python of a Jupyter server process from its command line (``make lab``'s: ``['/repo/.venv/bin/python',
+    '/repo/.venv/bin/jupyter-lab', ...]``), None if it is not a Jupyter server (pytest, nbclient, VS Code...)."""
     if not cmdline:
         return None
     first = cmdline[0]
@@ -1039,8 +907,7 @@ def server_from_cmdline(cmdline) -> str | None:
     return interpreter_from_script(script) if script else None
 
 
-# Run with the server's Python: what JupyterLab there would load. Standard library + jupyter_core
-# and jupyter_client, which every Jupyter installation has.
+# Run with the server's Python: what its JupyterLab would load (uses only what every Jupyter installation has).
 _SERVER_PROBE = r"""
 import json, os, sys
 out = {"executable": sys.executable, "prefix": sys.prefix, "version": list(sys.version_info[:3])}
@@ -1114,15 +981,13 @@ def _run_probe(python, code, args=(), cwd=None) -> dict:
 
 
 def probe_server(python, kernelspecs=True) -> dict:
-    """What the Jupyter server run by `python` would load: package versions, the widget
-    extension(s) on its search path, and (``kernelspecs=True``) its kernelspecs, as
-    ``jupyter kernelspec list --json`` gives them. ``{"error": ...}`` when it cannot run."""
+    """What the Jupyter server run by `python` would load: package versions, the widget extension(s) on its path and
+    (``kernelspecs=True``) its kernelspecs as ``jupyter kernelspec list --json`` has them; ``{"error": ...}``."""
     return _run_probe(python, _SERVER_PROBE, ["--kernelspecs"] if kernelspecs else [])
 
 
 def probe_server_commands(jupyter) -> dict:
-    """Same as :func:`probe_server` through the `jupyter` command itself (when its Python cannot be
-    read from the script, e.g. a pyenv shim): slower, two ``jupyter`` runs."""
+    """:func:`probe_server` through two runs of the `jupyter` command, when its Python cannot be read (a shim)."""
     out = {"executable": None, "version": None, "dists": {}, "widget_labextensions": [],
            "jupyter_path": os.environ.get("JUPYTER_PATH", "")}
     try:
@@ -1165,19 +1030,9 @@ def diagnose_server_widgets(server: dict, label: str, ipywidgets_version, env: C
                          is_course_server: bool, widgets_pin=None) -> Finding:
     """The JupyterLab behind a `jupyter` command can render the course's widgets.
 
-    Parameters
-    ----------
-    server : dict
-        What :func:`probe_server` found (``dists``, ``widget_labextensions``, ``executable``).
-    label : str
-        Which `jupyter` this is, for the messages.
-    ipywidgets_version : str
-        The course's ipywidgets (the kernel side).
-    env : CourseEnv
-    is_course_server : bool
-        True for the course's own `jupyter` (``.venv/bin/jupyter``).
-    widgets_pin : str, optional
-        The lock's jupyterlab_widgets version, for the fix.
+    `server` is what :func:`probe_server` found, `label` names the `jupyter` in the messages, `ipywidgets_version`
+    is the kernel side's, `is_course_server` is True for ``.venv/bin/jupyter``, and `widgets_pin` (the lock's
+    jupyterlab_widgets) goes into the fix.
     """
     name = f"widgets ({label})"
     python = server.get("executable")
@@ -1215,8 +1070,8 @@ def diagnose_server_widgets(server: dict, label: str, ipywidgets_version, env: C
 
 
 def kernel_interpreter(argv, server: dict) -> str:
-    """The interpreter a kernelspec's ``argv`` starts, as jupyter_client resolves it: ``python``,
-    ``python3`` and ``python3.X`` (the server's own version) mean the server's interpreter."""
+    """The interpreter a kernelspec's ``argv`` starts, as jupyter_client resolves it (``python``, ``python3``,
+    ``python3.X`` of the server's version: the server's interpreter)."""
     command = argv[0] if argv else ""
     version = server.get("version") or [3]
     names = {"python", f"python{version[0]}"}
@@ -1231,16 +1086,20 @@ def kernel_interpreter(argv, server: dict) -> str:
 
 def _stray_fix(folder, server: dict, what: str, effect: str) -> str:
     """The fix for a kernelspec or extension folder found outside the server's environment."""
-    jupyter_path = [p for p in (server.get("jupyter_path") or "").split(os.pathsep) if p]
+    jupyter_path = _jupyter_path(server)
     if any(_inside(folder, p) for p in jupyter_path):
         return (f"This {what} comes from JUPYTER_PATH ({os.pathsep.join(jupyter_path)}): `unset JUPYTER_PATH` "
                 f"(and remove it from your shell profile), or delete it: `rm -r '{folder}'`")
     return f"Another installation left a {what} in {folder} that {effect}: remove it with `rm -r '{folder}'`"
 
 
+def _jupyter_path(server: dict) -> list:
+    return [p for p in (server.get("jupyter_path") or "").split(os.pathsep) if p]
+
+
 def _kernel_fix(resource_dir, interpreter, server: dict, is_course_server: bool, env: CourseEnv) -> str:
-    jupyter_path = [p for p in (server.get("jupyter_path") or "").split(os.pathsep) if p]
-    if resource_dir and any(_inside(resource_dir, p) for p in jupyter_path):
+    if resource_dir and any(_inside(resource_dir, p) for p in _jupyter_path(server)):
+
         return _stray_fix(resource_dir, server, "kernel", "hides the course's")
     own = (server.get("executable") and _same_interpreter(interpreter, server["executable"])
            and (not resource_dir or _inside(resource_dir, server.get("prefix", "/nonexistent"))
@@ -1258,20 +1117,10 @@ def diagnose_kernelspec(server: dict, label: str, env: CourseEnv, course_numpy, 
                      probe=None) -> Finding:
     """The ``python3`` kernel that this server starts for the notebooks is the course's Python.
 
-    Parameters
-    ----------
-    server : dict
-        What :func:`probe_server` found; ``server["kernelspecs"]`` is the JSON of
-        ``jupyter kernelspec list --json`` (``{name: {"resource_dir": ..., "spec": {"argv": [...]}}}``).
-    label : str
-        Which `jupyter` this is.
-    env : CourseEnv
-    course_numpy : str or None
-        numpy's version in the course's environment.
-    is_course_server : bool
-    probe : callable, optional
-        ``probe(interpreter) -> dict`` (default: run :data:`_KERNEL_PROBE` there); keys ``numpy``,
-        ``course_utils`` (the module's origin or None), ``ipykernel``, or ``error``.
+    `server` is what :func:`probe_server` found (``server["kernelspecs"]``: ``{name: {"resource_dir": ..., "spec":
+    {"argv": [...]}}}``); `course_numpy` is numpy's version in the course's environment; `probe(interpreter, env)`
+    (default: :data:`_KERNEL_PROBE` run there) returns ``numpy``, ``course_utils`` (its origin), ``ipykernel`` or
+    ``error``.
     """
     name = f"kernel ({label})"
     specs = server.get("kernelspecs")
@@ -1348,8 +1197,8 @@ def python_diagnoses(context=None, env: CourseEnv | None = None) -> list:
 
 
 def _course_utils_install(env: CourseEnv):
-    """The installed course_utils distribution's direct_url.json, looked up without the working
-    folder and the repository root (which hold the source tree's own egg-info)."""
+    """The installed course_utils's direct_url.json, looked up past the working folder and the repository root
+    (which hold the source tree's own egg-info)."""
     from importlib import metadata
 
     skip = {os.path.realpath(p) for p in (os.getcwd(), str(env.repo))}
@@ -1369,16 +1218,8 @@ def package_diagnoses(context=None, env: CourseEnv | None = None) -> list:
         return _package_place_diagnoses(env)
     lock = lock_name(sys.version_info)
     lock_path = env.repo / lock
-    try:
-        pins = parse_lock(lock_path.read_text())
-    except OSError:
-        pins = {}
-    try:
-        installed = installed_versions()
-    except ImportError:  # Python < 3.8
-        installed = {}
     only = None if env.venv is not None else _direct_names(env.repo)
-    results = [diagnose_packages(pins, installed, lock, env, only=only)]
+    results = [diagnose_packages(_lock_pins(lock_path), installed_versions(), lock, env, only=only)]
     module_file, error = _import_course_utils()
     try:
         install = _course_utils_install(env)
@@ -1401,16 +1242,8 @@ def _import_course_utils():
 def _package_place_diagnoses(env: CourseEnv) -> list:
     """package_diagnoses in Colab or a pip install: what course_utils declares, and where it imports from."""
     found = _installed_course_utils()
-    try:
-        installed = installed_versions()
-    except ImportError:  # Python < 3.8
-        installed = {}
     loaded = {}
-    for line in (found["requires"] if found else []):
-        try:
-            name = parse_requirement(line).name
-        except ValueError:
-            continue  # diagnose_requirements reports it
+    for name in (requirement.name for requirement in _declared(found)):
         with warnings.catch_warnings():  # some packages deprecate their __version__
             warnings.simplefilter("ignore")
             version = getattr(sys.modules.get(name.replace("-", "_")), "__version__", None)
@@ -1418,7 +1251,7 @@ def _package_place_diagnoses(env: CourseEnv) -> list:
             loaded[name] = version
     owner = f"course_utils {found['version']}" if found else "course_utils"
     module_file, error = _import_course_utils()
-    return [diagnose_requirements(found and found["requires"], installed, loaded, owner, env),
+    return [diagnose_requirements(found and found["requires"], installed_versions(), loaded, owner, env),
             diagnose_installed_course_utils(module_file, error, found, env)]
 
 
@@ -1449,36 +1282,22 @@ def _parent_cmdline():
 
 def _widgets_versions(env: CourseEnv):
     """(the course's ipywidgets version, the lock's jupyterlab_widgets pin)."""
-    try:
-        pins = parse_lock((env.repo / lock_name(_python_version(env))).read_text())
-    except OSError:
-        pins = {}
-    try:
-        from importlib import metadata
-        ipywidgets = metadata.version("ipywidgets")
-    except Exception:  # noqa: BLE001
-        ipywidgets = pins.get("ipywidgets")
-    return ipywidgets or pins.get("ipywidgets"), pins.get("jupyterlab-widgets")
+    pins = _lock_pins(env.repo / lock_name(_python_version(env)))
+    return _version("ipywidgets") or pins.get("ipywidgets"), pins.get("jupyterlab-widgets")
 
 
 def server_diagnoses(context=None, env: CourseEnv | None = None) -> list:
-    """The JupyterLab that serves (or would serve) the notebooks: widgets, and its python3 kernel.
+    """The JupyterLab that serves (or would serve) the notebooks: widgets, and (terminal) its python3 kernel.
 
-    Terminal: the course's ``.venv/bin/jupyter``, and the ``jupyter`` on PATH when it is another
-    one. Notebook: the server that started this kernel when it can be told from the parent
-    process (else the course's ``.venv/bin/jupyter``); the kernel itself is checked by
-    :func:`python_diagnoses`. Where the course is an installed package (Colab, a pip install), there is no server of
-    the course's to probe: only that ipywidgets imports (:func:`diagnose_widgets_import`)."""
+    Terminal: ``.venv/bin/jupyter``, and the ``jupyter`` on PATH when it is another. Notebook: the server that started
+    this kernel, told from the parent process (else ``.venv/bin/jupyter``). For an installed package there is no
+    server to probe: only that ipywidgets imports."""
     env = env or course_env()
     context = _context(context)
     if env.where in PACKAGE_PLACES:
         return [_widgets_import_diagnosis(env)]
     ipywidgets, widgets_pin = _widgets_versions(env)
-    try:
-        from importlib import metadata
-        course_numpy = metadata.version("numpy")
-    except Exception:  # noqa: BLE001
-        course_numpy = None
+    course_numpy = _version("numpy")
 
     venv_jupyter = None
     if env.venv is not None:
@@ -1516,14 +1335,21 @@ def server_diagnoses(context=None, env: CourseEnv | None = None) -> list:
     return results
 
 
-def _widgets_import_diagnosis(env: CourseEnv) -> Finding:
-    found = _installed_course_utils()
-    requirement = None
+def _declared(found) -> list:
+    """The requirements an installed course_utils (:func:`_installed_course_utils`) declares that can be read (the
+    others are reported by :func:`diagnose_requirements`)."""
+    requirements = []
     for line in (found["requires"] if found else []):
         try:
-            parsed = parse_requirement(line)
+            requirements.append(parse_requirement(line))
         except ValueError:
             continue
+    return requirements
+
+
+def _widgets_import_diagnosis(env: CourseEnv) -> Finding:
+    requirement = None
+    for parsed in _declared(_installed_course_utils()):
         if parsed.name == "ipywidgets" and not parsed.marker:
             requirement = parsed
     try:
@@ -1550,10 +1376,9 @@ def diagnose_all(context=None, env: CourseEnv | None = None) -> list:
 # ---------------------------------------------------------------------------------------------
 # Output
 # ---------------------------------------------------------------------------------------------
-#: Characters per line in notebook 00. A notebook is as wide as the browser window: JupyterLab 4.6's output
-#: area holds 74 monospace characters in a 1024-px-wide window, 90 at 1152 px, 107 at 1280 px, 118 at 1366 px,
-#: 122 at 1400 px (file browser open, 13 px font; measured in Chromium), and it breaks a longer line anywhere,
-#: even inside a version number ("5.0.1" / "6"). 88 fits every window from 1152 px up.
+#: Characters per line in notebook 00: JupyterLab 4.6's output area holds 74 monospace characters at 1024 px, 90 at
+#: 1152 px, 107 at 1280 px (file browser open, 13 px font, Chromium) and breaks longer lines anywhere, even inside a
+#: version. 88 fits every window from 1152 px up.
 NOTEBOOK_WIDTH = 88
 _RESULT_INDENT = len(f"{PROBLEM:<8} ")  # continuation lines start under the check's name
 # A word: a run of non-blanks, where a `quoted command` (blanks and all) counts as part of its word.
@@ -1577,11 +1402,8 @@ def output_width() -> int | None:
 
 
 def wrap(text: str, width: int | None = None, indent: int = 0) -> str:
-    """``text`` broken into lines of at most ``width`` characters (default ``output_width()``), between words only.
-
-    A version ("5.0.16"), a path or a `quoted command` is never split; a word longer than a line
-    gets a line of its own. Continuation lines start with ``indent`` spaces.
-    """
+    """``text`` broken between words (never inside a version, a path or a `quoted command`) into lines of at most
+    ``width`` characters (default ``output_width()``; a longer word gets its own line), continued after `indent`."""
     width = output_width() if width is None else width
     if not width:  # output to a file or a program: keep one line
         return text
