@@ -1,28 +1,16 @@
 """Text alternatives of the course's figures, and how a figure is published with one (issue 12).
 
-Every picture reaches the page as an HTML ``<img alt="..." src="data:image/png;base64,...">`` (text/html:
-JupyterLab, Notebook 7 and nbconvert's HTML rank it above a PNG, and a screen reader reads its alt) together with
-the same PNG as image/png, for viewers that show only images. The PNG is rendered and base64-encoded once and serves
-both; it is a 256-colour palette PNG (``compact_png``), about a third of matplotlib's RGBA PNG, every channel of
-every pixel within 7/255 of the original (measured on the course's figures).
+Every picture reaches the page as ``<img alt="..." src="data:image/png;base64,...">`` (text/html, which JupyterLab,
+Notebook 7 and nbconvert rank above a PNG, and a screen reader reads) and as the same PNG under image/png, encoded
+once: a 256-colour palette PNG (``compact_png``), a third of matplotlib's RGBA PNG's bytes.
 
-What the alt says (``description``), first found wins:
+What the alt says (``description``), first found wins: words given by ``describe(fig_or_ax, text)``; what the
+course's plot functions ``record`` as they draw (read at publishing time, so an update in place is described as it
+is now); else composed from the axes (title, labels, what is plotted), with ``GENERIC`` as the last resort.
 
-1. ``describe(fig_or_ax, text)``: words given by a notebook cell (or a dashboard's ``describe`` method);
-2. what the course's plot functions recorded as they drew (``record``), e.g. an attention heatmap's weights
-   row by row; read when the figure is published, so an update made in place is described as it is now;
-3. composed from the axes: title, axis labels and what is plotted (lines, bars, points, images: how many, their
-   values or ranges), so no figure is published without an alt. ``GENERIC`` is the last resort.
-
-Figures reach the page in two ways, both through ``picture_bundle``:
-
-* ``plt.show()`` and ``display(fig)``: ``register_formatter`` makes IPython publish ``figure_bundle(fig)`` for
-  every matplotlib ``Figure``. Each notebook's imports cell calls it (``import course_utils`` does not); it does
-  something only inside IPython, and registers once however often it is called;
-* the dashboards (``course_utils.widgets``) publish their own figure with the alt their ``describe()`` gives.
-
-At import only the standard library and numpy load (``import course_utils`` stays light); matplotlib, Pillow
-and IPython load when a figure is described, encoded or displayed.
+``plt.show()`` and ``display(fig)`` publish ``figure_bundle(fig)`` once a notebook's imports cell has called
+``register_formatter``; the dashboards publish their own figure with their ``describe()``. At import only the
+standard library and numpy load; matplotlib, Pillow and IPython load when first needed.
 """
 import base64
 import colorsys
@@ -265,10 +253,9 @@ def describe(target, text):
     """Say what a figure, or one of its axes, shows: the words become (part of) the figure's alt text.
 
     Give the figure's content and its key numbers, e.g. ``describe(ax, f"loss from {losses[0]:.2f} to
-    {losses[-1]:.2f} over {len(losses)} steps")``. Words given to a figure are its whole alt; words given to an
-    axes replace what would be composed for that axes (its title, the figure's title and other panels still come
-    in); words
-    given to one artist (e.g. what ``ax.scatter`` returned) replace only the phrase composed for it.
+    {losses[-1]:.2f} over {len(losses)} steps")``. Words given to a figure are its whole alt; to an axes, they
+    replace what would be composed for it (titles and other panels still come in); to one artist (e.g. what
+    ``ax.scatter`` returned), only the phrase composed for it.
 
     Parameters
     ----------
@@ -313,17 +300,8 @@ def _is_colorbar(ax):
 
 
 def description(target):
-    """The alt text of a figure (or of one axes): given words, recorded parts, else composed from the axes.
-
-    Parameters
-    ----------
-    target : matplotlib Figure or Axes (or what ``describe`` accepts)
-
-    Returns
-    -------
-    str
-        Never empty: ``GENERIC`` when nothing can be said.
-    """
+    """The alt text of a figure or axes (or what ``describe`` accepts): given words, recorded parts, else composed
+    from the axes; never empty (``GENERIC`` when nothing can be said)."""
     from matplotlib.axes import Axes
     from matplotlib.figure import FigureBase
 
@@ -569,9 +547,8 @@ def _colorbar_text(ax):
 def compact_png(image, *, optimize=True):
     """The same picture as a small PNG: 256 colours in a palette (about a third of matplotlib's RGBA PNG).
 
-    The palette is chosen per picture (Pillow's maximum-coverage quantiser, no dithering), so text edges and
-    colour maps stay as drawn (on the course's figures every channel within 7/255). A picture with transparency
-    keeps it. When the result is not smaller, the original PNG is returned.
+    Pillow chooses the palette per picture (maximum coverage, no dithering): on the course's figures every channel
+    stays within 7/255. Transparency is kept; when the result is not smaller, the original PNG is returned.
 
     Parameters
     ----------
@@ -614,21 +591,10 @@ def _rgb_if_opaque(picture):
 
 
 def exact_png(pixels, *, level=1):
-    """The picture as a PNG with every pixel as given (Pillow, zlib ``level``; opaque pictures as RGB).
+    """The (H, W, 4) or (H, W, 3) uint8 `pixels` as a PNG, every pixel as given (zlib `level`; opaque as RGB).
 
     What a dashboard sends on every control move: level 1 is the fastest, and the PNG goes once to the browser.
-
-    Parameters
-    ----------
-    pixels : array_like, shape (H, W, 4) or (H, W, 3), uint8
-        E.g. ``fig.canvas.buffer_rgba()``.
-    level : int, default 1
-        zlib's compression level, 0-9.
-
-    Returns
-    -------
-    bytes
-        A PNG; deterministic: the same pixels give the same bytes.
+    Deterministic: the same pixels give the same bytes.
     """
     from PIL import Image
 
@@ -647,15 +613,8 @@ def _inline_print_kwargs():
 
 
 def figure_png(fig):
-    """The PNG IPython's inline backend would show for ``fig`` (its dpi, its crop: ``bbox_inches="tight"`` by
-    default), drawn by IPython's ``print_figure`` and made compact (``compact_png(..., optimize=False)``: a palette
-    PNG at zlib level 6, about 9 % more bytes than optimised and 25-45 ms less per figure).
-
-    Returns
-    -------
-    bytes or None
-        None for a figure with nothing drawn (as the inline backend shows nothing).
-    """
+    """The PNG IPython's inline backend would show for ``fig`` (its dpi and crop, by its ``print_figure``), made
+    compact with ``compact_png(..., optimize=False)``; None for a figure with nothing drawn, as the backend shows."""
     from IPython.core.pylabtools import print_figure
 
     if not fig.axes and not fig.lines:  # as print_figure: nothing to show
@@ -715,19 +674,14 @@ def display_figure(fig):
 
 
 def register_formatter(shell=None):
-    """Make IPython show every matplotlib Figure (``plt.show()``, ``display(fig)``) as ``figure_bundle(fig)``.
+    """Make IPython (`shell`, default the running one) show every matplotlib Figure as ``figure_bundle(fig)``.
 
-    Registered with IPython's highest-priority display formatter, by the Figure's qualified name (matplotlib
-    need not be imported yet), so the inline backend's own PNG formatter, which it installs again whenever it is
-    configured, never runs for a figure. Calling it again changes nothing; outside IPython it does nothing.
-    Every notebook's imports cell calls it (tests/test_course_path.py); it returns nothing, so that cell shows
-    nothing for it.
-
-    Parameters
-    ----------
-    shell : IPython InteractiveShell, optional
-        Default: the running one, if any.
+    Registered with IPython's highest-priority display formatter by the Figure's qualified name (matplotlib need
+    not be imported yet), so the inline backend's PNG formatter, which it reinstalls whenever configured, never
+    runs for a figure. Idempotent; does nothing outside IPython; returns nothing, so the imports cell that calls it
+    shows nothing.
     """
+
     if shell is None:
         ipython = sys.modules.get("IPython")  # not imported: certainly not running under IPython
         shell = ipython.get_ipython() if ipython is not None else None
