@@ -33,16 +33,14 @@ def as_float_array(x, name, *, nan_ok=False, posinf_ok=False, neginf_ok=False):
     Returns
     -------
     ndarray
-        Same shape as ``x``. Bool and integer input becomes float64; floating input keeps its
-        dtype (float32 stays float32). No copy is made when ``x`` already is a floating ndarray.
+        Same shape as ``x``: float64 from bool and integers, else its own float dtype (no copy).
 
     Raises
     ------
     TypeError
-        If ``x`` holds complex numbers, strings, objects or anything else that is not real.
+        If ``x`` holds anything that is not a real number (complex numbers, strings, objects).
     ValueError
-        If ``x`` is ragged (not array-like) or holds a NaN / inf that is not allowed; the message
-        gives the index of the first such entry.
+        If ``x`` is ragged, or holds a NaN / inf not allowed (the message gives the first one's index).
     """
     if isinstance(x, np.ma.MaskedArray):
         raise TypeError(
@@ -139,15 +137,8 @@ def check_array_size(shape, itemsize, what):
 
 
 def check_positive_int(value, name):
-    """Return ``value`` as an int if it is a positive integer (bool excluded), else raise.
-
-    Raises
-    ------
-    TypeError
-        If ``value`` is not an integer (floats such as 2.0 and bools are refused).
-    ValueError
-        If ``value`` is zero or negative.
-    """
+    """Return ``value`` as an int if it is a positive integer, else raise a TypeError (not an integer: floats such
+    as 2.0 and bools are refused) or a ValueError (zero or negative)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         raise TypeError(
             f"{name} must be a positive int; got {value!r} of type {type(value).__name__}"
@@ -158,19 +149,8 @@ def check_positive_int(value, name):
 
 
 def check_seed(seed, name="seed"):
-    """Return ``seed`` as an int if it is a non-negative integer (bool excluded), else raise.
-
-    The one seed check of the package: every function that takes a seed gives the same error for
-    the same mistake, like ``check_positive_int`` (a wrong type is a TypeError, a wrong value a
-    ValueError).
-
-    Raises
-    ------
-    TypeError
-        If ``seed`` is not an integer (floats such as 1.0, bools, None and arrays are refused).
-    ValueError
-        If ``seed`` is negative.
-    """
+    """Return ``seed`` as an int if it is a non-negative integer, else raise as ``check_positive_int`` does (the one
+    seed check of the package, so every function that takes a seed words the same mistake the same way)."""
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral):
         raise TypeError(f"{name} must be a non-negative int; got {seed!r} of type {type(seed).__name__}")
     if seed < 0:
@@ -179,11 +159,8 @@ def check_seed(seed, name="seed"):
 
 
 def broadcast_leading(shapes, names):
-    """Broadcast the leading (batch) dims ``shapes`` of the arrays called ``names``.
-
-    ``shapes`` maps to full array shapes; only ``shape[:-2]`` of each takes part.
-    Returns the broadcast leading shape, or raises ValueError naming every shape.
-    """
+    """The broadcast leading (batch) shape, ``shape[:-2]``, of the full ``shapes`` of the arrays called ``names``;
+    a ValueError naming every shape when they do not broadcast."""
     leads = [tuple(s[:-2]) for s in shapes]
     try:
         return tuple(np.broadcast_shapes(*leads))
@@ -217,10 +194,9 @@ def as_mask(mask, scores_shape, name="mask"):
     Raises
     ------
     TypeError
-        If the mask has an integer, complex, string or object dtype.
+        If the mask's dtype is not bool or float.
     ValueError
-        If a float mask holds NaN or +inf, or only 0s and 1s (a 0/1 pattern meant as a boolean mask), or the mask
-        does not broadcast to the scores shape.
+        If a float mask holds NaN or +inf, or only 0s and 1s (meant as a boolean mask), or it does not broadcast.
     """
     try:
         arr = np.asarray(mask)
@@ -320,23 +296,13 @@ def check_scores_finite(scores, q, k, scale):
 
 
 def check_score_row(scores, values, *, name="scores", what="score", neginf_ok=True):
-    """Validate one query's row and its values: ``name`` (T,) and values (T, d_v).
+    """Validate one query's row, ``name`` (T,), and its values (T, d_v); return both as float arrays.
 
-    The row is a row of scores by default (it may hold -inf, a masked key); notebook 05's
-    contributions pass a row of weights (``name="weights", what="weight", neginf_ok=False``).
-
-    Returns
-    -------
-    row : ndarray, shape (T,)
-    values : ndarray, shape (T, d_v)
-
-    Raises
-    ------
-    ValueError
-        Wrong number of dims, T of the row and values differ, NaN/inf (a row of scores may hold -inf).
-    TypeError
-        If an input is not real-valued.
+    The row is a row of scores by default (it may hold -inf, a masked key); notebook 05's contributions pass a row
+    of weights (``name="weights", what="weight", neginf_ok=False``). Raises as :func:`as_float_array` does, and a
+    ValueError for wrong dims or a T of the row and values that differ.
     """
+
     row = as_float_array(scores, name, neginf_ok=neginf_ok)
     values = as_float_array(values, "values")
     check_ndim(row, name, 1, f"(T,): one query's {what} for each key")
