@@ -80,13 +80,7 @@ class WriteError(OSError):
 
 
 def make_dirs(folder) -> Path:
-    """Create ``folder`` and its parents when missing.
-
-    Raises
-    ------
-    WriteError
-        When it cannot be created.
-    """
+    """Create ``folder`` and its parents when missing; a WriteError when it cannot be created."""
     folder = Path(folder)
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -139,29 +133,10 @@ def _take_name(tmp: Path, path: Path) -> None:
 
 
 def write_bytes(path, data: bytes, *, exclusive: bool = False) -> Path:
-    """Write ``data`` to ``path``: temporary file, fsync, read back and compare, rename.
+    """Write ``data`` to ``path`` (its folder must exist): temporary file, fsync, read back and compare, rename.
 
-    Parameters
-    ----------
-    path : str or Path
-        The file; its folder must exist (see :func:`make_dirs`).
-    data : bytes
-        The whole content.
-    exclusive : bool
-        Never replace an existing file: raise FileExistsError instead (backups).
-
-    Returns
-    -------
-    Path
-        ``path``.
-
-    Raises
-    ------
-    WriteError
-        The file could not be written. ``path`` is as it was (absent when ``exclusive``), and no
-        temporary file is left.
-    FileExistsError
-        ``exclusive`` and ``path`` exists (nothing was written).
+    Returns ``path``. Raises WriteError when it could not be written (``path`` as it was, no temporary file left),
+    and with ``exclusive`` (backups: never replace a file) FileExistsError when ``path`` exists.
     """
     path = Path(path)
     tmp = None
@@ -196,20 +171,9 @@ def write_bytes(path, data: bytes, *, exclusive: bool = False) -> Path:
 
 
 def write_new(folder, stem: str, stamp: str, suffix: str, data: bytes) -> Path:
-    """Write ``data`` to a new file ``<folder>/<stem>.<stamp><suffix>``, never replacing one.
+    """Write ``data`` to a new file ``<folder>/<stem>.<stamp><suffix>`` (``-1``, ``-2``, ... appended to the stamp
+    while the name is taken) and return its path; WriteError when it cannot be written (no partial file is left)."""
 
-    When that name is taken, ``-1``, ``-2``, ... is appended to the stamp until a name is free.
-
-    Returns
-    -------
-    Path
-        The file written.
-
-    Raises
-    ------
-    WriteError
-        When the folder or the file cannot be written (no partial file is left).
-    """
     folder = make_dirs(folder)
     counter = 0
     while True:

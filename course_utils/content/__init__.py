@@ -38,13 +38,8 @@ class ContentError(ValueError):
 
 
 def read(name: str) -> dict:
-    """The data of ``<name>.toml`` in this folder, every text's line breaks made spaces.
-
-    Raises
-    ------
-    ContentError
-        The file is missing or not valid TOML (the message gives its path, line and column).
-    """
+    """The data of ``<name>.toml`` in this folder, every text's line breaks made spaces; a ContentError giving the
+    path, line and column when the file is missing or not valid TOML."""
     path = FOLDER / f"{name}.toml"
     try:
         with path.open("rb") as file:
@@ -67,19 +62,9 @@ def _spaced(value):
 
 @dataclass(frozen=True)
 class Notebook:
-    """One notebook of the course, as ``notebooks.toml`` lists it.
+    """One notebook of the course, as ``notebooks.toml`` lists it: its file name without ``.ipynb`` (``stem``), the
+    ``minutes`` its first cell gives, whether a workshop may leave it out (``optional``) and has ``exercises``."""
 
-    Attributes
-    ----------
-    stem : str
-        Its file name without ``.ipynb`` (``"01-one-attention-row"``), in solutions/ and notebooks/.
-    minutes : int
-        The time its first cell gives.
-    optional : bool
-        A follow-up a workshop may leave out.
-    exercises : bool
-        False for a notebook without exercises.
-    """
 
     stem: str
     minutes: int
