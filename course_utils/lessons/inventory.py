@@ -198,13 +198,7 @@ def plain_name(name):
 
 
 def item_by_key(key):
-    """The item whose ``key`` is ``key``.
-
-    Raises
-    ------
-    KeyError
-        Naming the keys there are.
-    """
+    """The item whose ``key`` is ``key``; a KeyError naming the keys there are."""
     for item in ITEMS:
         if item.key == key:
             return item
@@ -218,28 +212,10 @@ def _check_attempt(attempt):
 
 
 def choice_order(number, attempt, seed=SEED, n_choices=4):
-    """The order in which item ``number``'s choices are shown in ``attempt``: a permutation of their indices.
+    """The order in which the ``n_choices`` choices of item ``number`` (0-based) are shown in ``attempt``.
 
-    Deterministic (the same for every learner and every run), and different for "pre" and "post".
-
-    Parameters
-    ----------
-    number : int
-        The item's index in ``ITEMS`` (0-based).
-    attempt : {"pre", "post"}
-    seed : int, default SEED
-    n_choices : int, default 4
-        How many choices the item has.
-
-    Returns
-    -------
-    tuple of int, length n_choices
-        ``order[k]`` is the canonical index of the choice shown in position k.
-
-    Raises
-    ------
-    ValueError
-        For an unknown attempt, or fewer than 2 choices (they could not differ).
+    ``order[k]`` is the canonical index of the choice shown in position k: the same for every learner and every
+    run, and different for "pre" and "post" (a ValueError for another attempt, or fewer than 2 choices).
     """
     _check_attempt(attempt)
     seed = check_seed(seed)
@@ -256,37 +232,15 @@ def choice_order(number, attempt, seed=SEED, n_choices=4):
 
 
 def score(chosen):
-    """The percentage of ``ITEMS`` answered right.
-
-    Parameters
-    ----------
-    chosen : dict
-        item key -> the chosen choice's key (``CORRECT`` or a misconception's name), or None when
-        unanswered. A missing item counts as unanswered.
-
-    Returns
-    -------
-    float
-        Between 0 and 100 (an unanswered item counts as wrong).
-    """
+    """The percentage of ``ITEMS`` answered right, from ``chosen``: item key -> the chosen choice's key
+    (``CORRECT`` or a misconception's name), or None; an unanswered or missing item counts as wrong."""
     right = sum(chosen.get(item.key) == CORRECT for item in ITEMS)
     return 100.0 * right / len(ITEMS)
 
 
 def normalised_gain(pre, post):
-    """Hake's normalised gain ``(post - pre) / (100 - pre)``, for scores in percent.
-
-    Returns
-    -------
-    float or None
-        None when ``pre`` is 100 (nothing left to gain: such a learner is left out of a class's gain
-        and counted).
-
-    Raises
-    ------
-    ValueError
-        For a score outside [0, 100].
-    """
+    """Hake's normalised gain ``(post - pre) / (100 - pre)`` for scores in percent (a ValueError outside [0, 100]);
+    None when ``pre`` is 100: nothing left to gain, so such a learner is left out of a class's gain and counted."""
     for name, value in (("pre", pre), ("post", post)):
         if not 0 <= value <= 100:
             raise ValueError(f"{name} must be a percentage between 0 and 100; got {name}={value}")
@@ -372,23 +326,11 @@ def answers_dir():
 
 
 def save(record, folder=None):
-    """Write ``record`` to a new file ``<folder>/<nickname>.<attempt>.<YYYYmmdd-HHMMSS>.json``; return its path.
+    """Write ``record`` (from ``make_record``) to a new file ``<folder>/<nickname>.<attempt>.<YYYYmmdd-HHMMSS>.json``
+    (default folder: ``answers_dir()``); return its path.
 
-    Never replaces a file: a second attempt in the same second gets ``-1``, ``-2``, ... after the stamp.
-    Written the course's one safe way (``course_utils.safe_files.write_new``: temporary file, fsync, read
-    back, exclusive rename), so a full disk never leaves half a file.
-
-    Parameters
-    ----------
-    record : dict
-        From ``make_record``.
-    folder : path, optional
-        Default ``answers_dir()`` (``inventory/`` in the course folder, or in the working folder).
-
-    Raises
-    ------
-    course_utils.safe_files.WriteError
-        When the folder or the file cannot be written (the message says the path and the fix).
+    Written with ``course_utils.safe_files.write_new``: never replacing a file (``-1``, ``-2``, ... after the stamp)
+    and never leaving half a file; its WriteError says the path and the fix.
     """
     from course_utils.safe_files import write_new
 
@@ -403,19 +345,9 @@ class InventoryFileError(ValueError):
 
 
 def read_record(path):
-    """Read and check one answer file.
+    """Read and check one answer file: its ``chosen`` re-checked against ``ITEMS``, ``correct`` and ``score``
+    recomputed (never trusted from the file); InventoryFileError for anything that is not such a file."""
 
-    Returns
-    -------
-    dict
-        The record, with ``chosen`` re-checked against ``ITEMS`` (``correct`` and ``score`` recomputed
-        from it, never trusted from the file).
-
-    Raises
-    ------
-    InventoryFileError
-        Not JSON, another format or version, an unknown attempt or item, or a choice an item does not have.
-    """
     path = Path(path)
     try:
         record = json.loads(path.read_text(encoding="utf-8"))
