@@ -420,3 +420,138 @@ def test_the_index_links_every_page(pages):
     links = pages["index"]["cells"]
     assert links == [f"{p.stem}.html" for p in SOLUTIONS]
     assert not pages["index"]["aborted"] and not pages["index"]["console_errors"]
+
+
+# ---------------------------------------------------------------------------------------------
+# No live script (issue 25): what a notebook's markdown or outputs could run is cleaned away
+# ---------------------------------------------------------------------------------------------
+RAN = "window.__ran.push"  # what every hostile construct calls; the browser test gives each page window.__ran = []
+HOSTILE_MARKDOWN = [  # (construct, markdown): each tries to run when the page loads or when it is clicked
+    ("script element", f"<script>{RAN}('script')</script>"),
+    ("onerror", f"<img src=\"missing.png\" onerror=\"{RAN}('onerror')\">"),
+    ("onload", f"<svg onload=\"{RAN}('onload')\"></svg>"),
+    ("ontoggle", f"<details open ontoggle=\"{RAN}('ontoggle')\"><summary>s</summary>t</details>"),
+    ("onclick", f"<p onclick=\"{RAN}('onclick')\">click this</p><button onclick=\"{RAN}('button')\">b</button>"),
+    ("javascript: link", f"<a href=\"javascript:{RAN}('js link')\">a link</a>"),
+    ("markdown javascript: link", f"[a markdown link](javascript:{RAN}(7))"),  # no quotes: markdown's own link
+    ("iframe srcdoc", f"<iframe srcdoc=\"<script>parent.{RAN.split('.', 1)[1]}('srcdoc')</script>\"></iframe>"),
+    ("object and embed", "<object data=\"data:text/html,<script>parent.__ran.push('object')</script>\"></object>"
+                         "<embed src=\"data:text/html,<script>parent.__ran.push('embed')</script>\">"),
+    ("data: html link", "<a href=\"data:text/html,<script>alert(1)</script>\">a data link</a>"),
+    ("form action", f"<form action=\"javascript:{RAN}('form')\"><input type=\"submit\" value=\"go\"></form>"),
+    ("meta refresh", "<meta http-equiv=\"refresh\" content=\"0;url=javascript:window.__ran.push('meta')\">"),
+    ("MathML link", f"<math><mi href=\"javascript:{RAN}('mathml')\">x</mi></math>"),
+    ("style url", "<div style=\"background:url(javascript:window.__ran.push('style'))\">styled</div>"),
+]
+HOSTILE_OUTPUTS = [  # (construct, output)
+    ("HTML output", {"text/html": f"<b>result</b><script>{RAN}('html out')</script>"
+                                  f"<img src=\"x.png\" onerror=\"{RAN}('html onerror')\">", "text/plain": "r"}),
+    ("javascript output", {"application/javascript": f"{RAN}('js out')", "text/plain": "j"}),
+    ("markdown output", {"text/markdown": f"<script>{RAN}('md out')</script> *text*", "text/plain": "m"}),
+    ("SVG output", {"image/svg+xml": f"<svg xmlns=\"http://www.w3.org/2000/svg\"><script>{RAN}('svg')</script>"
+                                     "<rect width=\"10\" height=\"10\"/></svg>", "text/plain": "s"}),
+]
+
+
+def _hostile_notebook(folder: Path) -> Path:
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell(f"## {name}\n\n{source}") for name, source in HOSTILE_MARKDOWN]
+    for name, data in HOSTILE_OUTPUTS:
+        cell = nbformat.v4.new_code_cell(f"# {name}")
+        cell.outputs = [nbformat.v4.new_output("display_data", data=data)]
+        nb.cells.append(cell)
+    tagged = nbformat.v4.new_code_cell("# a hostile cell tag")
+    tagged.metadata["tags"] = [f"x\"><script>{RAN}('tag')</script>"]
+    nb.cells.append(tagged)
+    path = folder / "99-hostile.ipynb"
+    nbformat.write(nb, path)
+    return path
+
+
+def test_every_hostile_construct_is_seen_by_the_page_check():
+    """The check the export ends with (``live_script``) finds each construct as nbconvert renders it when not cleaning
+    (so it can fail): a markdown link is HTML only once rendered."""
+    from nbconvert.filters.markdown_mistune import markdown2html_mistune
+
+    missed = [name for name, source in HOSTILE_MARKDOWN if not static_html.live_script(markdown2html_mistune(source))]
+    missed += [name for name, data in HOSTILE_OUTPUTS[:1] if not static_html.live_script(data["text/html"])]
+    assert not missed, f"live_script misses: {missed}"
+
+
+def test_a_hostile_notebook_gives_a_page_that_runs_nothing(tmp_path):
+    page = static_html.export_notebook(_hostile_notebook(tmp_path), tmp_path / "out")  # raises LiveScript if not
+    body = page.path.read_text(encoding="utf-8")
+    assert static_html.live_script(body) == []
+    for name, _ in HOSTILE_MARKDOWN:
+        assert name in body, f"the cell of {name!r} is gone: cleaning must keep what is harmless"
+    assert "&lt;script&gt;" in body, "a removed script shows as text, so a reader sees what was taken out"
+
+
+def _normalised(area) -> tuple:
+    """An output or markdown area's elements and text, with CSS quotes and spacing made alike (what a browser sees)."""
+    elements = []
+    for element in area.find_all(True):
+        attrs = {}
+        for key, value in element.attrs.items():
+            value = " ".join(value) if isinstance(value, list) else value
+            if key == "style":
+                value = ";".join(sorted(d.strip().replace(" ", "").replace("'", '"') for d in value.split(";") if d.strip()))
+            attrs[key] = value
+        elements.append((element.name, tuple(sorted(attrs.items()))))
+    return elements, area.get_text()
+
+
+def test_cleaning_changes_nothing_in_the_course_pages(export, tmp_path):
+    """Every markdown cell and output of the course's own pages is the same with and without cleaning."""
+    from bs4 import BeautifulSoup
+
+    assert export["done"].returncode == 0, export["done"].stderr
+    raw = static_html._make_exporter()
+    raw.sanitize_html = False  # nbconvert's template then writes cells and outputs as they are
+    areas = ".jp-RenderedMarkdown, .jp-RenderedHTML, .jp-OutputArea-output"
+    changed = []
+    for notebook in SOLUTIONS:
+        body = static_html.export_notebook(notebook, tmp_path, exporter=raw).path.read_text(encoding="utf-8")
+        cleaned = (export["out"] / f"{notebook.stem}.html").read_text(encoding="utf-8")
+        before = [_normalised(a) for a in BeautifulSoup(body, "html.parser").select(areas)]
+        after = [_normalised(a) for a in BeautifulSoup(cleaned, "html.parser").select(areas)]
+        changed += [f"{notebook.stem}: area {i}" for i, (b, a) in enumerate(zip(before, after)) if b != a]
+        if len(before) != len(after):
+            changed.append(f"{notebook.stem}: {len(before)} areas before, {len(after)} after")
+    assert not changed, "cleaning changed the course's own pages:\n" + "\n".join(changed[:20])
+
+
+def _what_ran(browser, path: Path) -> list:
+    context = browser.new_context()
+    context.add_init_script("window.__ran = [];")
+    page = context.new_page()
+    page.on("dialog", lambda dialog: dialog.dismiss())
+    page.goto(path.as_uri(), wait_until="load")
+    for selector in ("a", "p", "button", "input", "summary", "mi", "div"):
+        for element in page.locator(selector).all():
+            try:
+                element.click(timeout=500, no_wait_after=True)
+            except Exception:  # noqa: BLE001 - hidden or covered: the next one
+                pass
+            if page.url != path.as_uri():
+                page.go_back()
+    page.wait_for_timeout(300)
+    ran = page.evaluate("() => window.__ran")
+    context.close()
+    return ran
+
+
+def test_the_hostile_page_runs_nothing_in_a_browser_that_runs_the_raw_one(browser, tmp_path):
+    """In Chromium, with every link, button and summary clicked: the cleaned page runs none of the constructs;
+    the same notebook exported without cleaning runs some (the probe sees script that runs)."""
+    notebook = _hostile_notebook(tmp_path)
+    cleaned = static_html.export_notebook(notebook, tmp_path / "cleaned").path
+    raw_exporter = static_html._make_exporter()
+    raw_exporter.sanitize_html = False
+    raw_body, _ = raw_exporter.from_filename(str(notebook))
+    raw = tmp_path / "raw.html"
+    raw.write_text(raw_body, encoding="utf-8")
+    assert _what_ran(browser["browser"], raw), "the probe saw nothing run in the raw page: it cannot see script"
+    assert _what_ran(browser["browser"], cleaned) == []

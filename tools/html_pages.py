@@ -25,7 +25,11 @@ What differs from ``jupyter nbconvert --to html`` (the ``lab`` template, light t
 * links to another notebook (``02-queries-keys-values.ipynb``) point to its page, and other relative links
   (``../docs/troubleshooting.md``) to the file in the checkout;
 * the page's title is the notebook's first heading;
-* the written page is checked: nothing in it may load a file from the network (raises ``RemoteResource``).
+* every markdown cell and every HTML, markdown or SVG output is cleaned by bleach (nbconvert's own sanitiser,
+  installed with it) to the tags and attributes the course's pages use, none of which runs: a ``<script>``, an
+  ``on...`` handler, a ``javascript:`` link or an ``<iframe>`` in a notebook shows as text (``clean_html``);
+* the written page is checked: nothing in it may load a file from the network (raises ``RemoteResource``) nor run
+  (raises ``LiveScript``).
 
 Command line (from the repository root)::
 
@@ -52,11 +56,14 @@ from _checkout import REPO_ROOT
 
 __all__ = [
     "OUT_DIR",
+    "LiveScript",
     "MathConversionError",
     "RemoteResource",
     "StaticPage",
+    "clean_html",
     "export_notebook",
     "export_all",
+    "live_script",
     "main",
     "remote_loads",
     "tex_to_mathml",
@@ -73,6 +80,7 @@ TEMPLATE = """\
 {%- block jupyter_widgets -%}{%- endblock jupyter_widgets -%}
 {%- block html_head_js_mathjax -%}{%- endblock html_head_js_mathjax -%}
 {%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
+{%- block data_widget_view -%}{%- endblock data_widget_view -%}
 {%- block extra_css -%}
 <style type="text/css">
 /* MathML drawn by the browser (no MathJax): display maths on its own line, a little larger, scrolls if wide */
@@ -93,6 +101,10 @@ class MathConversionError(ValueError):
 
 class RemoteResource(RuntimeError):
     """A written page would load a file from the network."""
+
+
+class LiveScript(RuntimeError):
+    """A written page holds something a browser would run."""
 
 
 @dataclass(frozen=True)
@@ -262,8 +274,10 @@ def _make_exporter():
     import jinja2
 
     exporter = _exporter_class()(
-        template_name="lab", theme="light", extra_loaders=[jinja2.DictLoader({TEMPLATE_NAME: TEMPLATE})])
+        template_name="lab", theme="light", extra_loaders=[jinja2.DictLoader({TEMPLATE_NAME: TEMPLATE})],
+        sanitize_html=True)  # the template then cleans cells and outputs, and leaves out javascript outputs
     exporter.template_file = TEMPLATE_NAME
+    exporter.register_filter("clean_html", clean_html)
     return exporter
 
 
@@ -340,6 +354,93 @@ def remote_loads(page_html: str) -> list:
     return found
 
 
+# What a page's cells may hold: the tags and attributes the course's markdown, MathML and stored outputs use
+# (tests/test_static_html.py: cleaning changes nothing in them), none of which runs a script.
+_CLEAN_TAGS = frozenset({
+    "a", "b", "blockquote", "br", "caption", "code", "dd", "del", "details", "div", "dl", "dt", "em", "h1", "h2",
+    "h3", "h4", "h5", "h6", "hr", "i", "img", "kbd", "li", "ol", "p", "pre", "s", "span", "strong", "sub",
+    "summary", "sup", "table", "tbody", "td", "tfoot", "th", "thead", "tr", "u", "ul",
+    # MathML, as latex2mathml writes it
+    "math", "menclose", "merror", "mfrac", "mi", "mn", "mo", "mover", "mpadded", "mphantom", "mroot", "mrow", "ms",
+    "mspace", "msqrt", "mstyle", "msub", "msubsup", "msup", "mtable", "mtd", "mtext", "mtr", "munder", "munderover",
+    "semantics", "annotation",
+})
+_CLEAN_ATTRIBUTES = {
+    "*": {"class", "id", "title", "style"},
+    "a": {"href"}, "img": {"alt", "src", "width", "height"}, "ol": {"type", "start"}, "details": {"open"},
+    "td": {"colspan", "rowspan", "align"}, "th": {"colspan", "rowspan", "align"}, "div": {"data-check-status"},
+    "math": {"alttext", "display", "xmlns"}, "mi": {"mathvariant"}, "mn": {"mathvariant"},
+    "mo": {"fence", "form", "largeop", "lspace", "maxsize", "minsize", "movablelimits", "rspace", "separator",
+           "stretchy", "symmetric"},
+    "mspace": {"width", "height", "depth"}, "mstyle": {"displaystyle", "scriptlevel", "mathvariant"},
+    "mfrac": {"linethickness"}, "menclose": {"notation"}, "mpadded": {"width", "height", "depth", "lspace", "voffset"},
+    "mtable": {"columnalign", "rowspacing", "columnspacing"}, "mtd": {"columnalign"}, "annotation": {"encoding"},
+}
+_CLEAN_CSS = ("background", "background-color", "border", "border-left", "border-radius", "color", "display",
+              "font-family", "font-size", "font-style", "font-weight", "line-height", "margin", "padding",
+              "text-align", "white-space")
+_PICTURE_URL = re.compile(r"data:image/(?:png|jpeg|gif|webp|svg\+xml)[;,]", re.I)
+
+
+def _clean_attribute(tag: str, name: str, value: str) -> bool:
+    if name not in _CLEAN_ATTRIBUTES["*"] | _CLEAN_ATTRIBUTES.get(tag, set()):
+        return False
+    if tag == "img" and name == "src":  # a picture: embedded (remote ones are refused by remote_loads)
+        return bool(_PICTURE_URL.match(value)) or not value.lower().startswith("data:")
+    if name == "href":  # a link to follow, never a page made of the link itself (bleach refuses javascript:)
+        return not value.strip().lower().startswith("data:")
+    return True
+
+
+def clean_html(fragment) -> str:
+    """One cell's HTML with only what the course's pages use, nothing that runs (bleach, the library nbconvert
+    sanitises with): anything else is shown as text, so a reader sees what was taken out.
+
+    Examples
+    --------
+    >>> clean_html('<p onclick="steal()">hi <a href="javascript:steal()">link</a></p><script>steal()</script>')
+    '<p>hi <a>link</a></p>&lt;script&gt;steal()&lt;/script&gt;'
+    """
+    import bleach
+    from bleach.css_sanitizer import CSSSanitizer
+
+    text = fragment.decode() if isinstance(fragment, bytes) else str(fragment)
+    cleaner = bleach.Cleaner(tags=_CLEAN_TAGS, attributes=_clean_attribute, strip_comments=True,
+                             protocols=["http", "https", "mailto", "data"],
+                             css_sanitizer=CSSSanitizer(allowed_css_properties=_CLEAN_CSS))
+    return cleaner.clean(text)
+
+
+# What runs in a browser: elements, attributes whose name starts so, and URLs that start so.
+_RUNNING_TAGS = ("script", "iframe", "frame", "object", "embed", "applet", "base", "form", "portal")
+_RUNNING_URL = re.compile(r"^\s*(?:javascript|vbscript|data:text/html|data:application/xhtml)", re.I)
+_URL_ATTRIBUTES = ("href", "src", "action", "formaction", "xlink:href", "data", "poster", "background")
+_RUNNING_STYLE = re.compile(r"javascript:|vbscript:|expression\s*\(|-moz-binding|behavior\s*:", re.I)
+
+
+def live_script(page_html: str) -> list:
+    """What in a page a browser would run: script and frame elements, ``on...`` handlers, ``javascript:`` URLs (in
+    links, sources and styles), a refreshing ``<meta>``; one description per finding, empty when none.
+
+    >>> live_script('<p>fine</p><img src="x.png" onerror="steal()"><a href="javascript:steal()">x</a>')
+    ['<img onerror="steal()">', '<a href="javascript:steal()">']
+    """
+    from bs4 import BeautifulSoup
+
+    found = []
+    for element in BeautifulSoup(page_html, "html.parser").find_all(True):
+        if element.name in _RUNNING_TAGS:
+            found.append(f"<{element.name}> element")
+        if element.name == "meta" and str(element.get("http-equiv", "")).lower() == "refresh":
+            found.append("<meta http-equiv=refresh>")
+        for name, value in element.attrs.items():
+            value = " ".join(value) if isinstance(value, list) else str(value)
+            if (name.lower().startswith("on") or (name.lower() in _URL_ATTRIBUTES and _RUNNING_URL.match(value))
+                    or (name.lower() == "style" and _RUNNING_STYLE.search(value))):
+                found.append(f'<{element.name} {name}="{value[:100]}">')
+    return found
+
+
 def export_notebook(notebook, out_dir=None, *, pages=None, exporter=None) -> StaticPage:
     """Write one solved notebook as a self-contained, script-free page ``<out_dir>/<stem>.html``.
 
@@ -365,6 +466,8 @@ def export_notebook(notebook, out_dir=None, *, pages=None, exporter=None) -> Sta
         If a TeX expression cannot be converted (the message names the cell and the expression).
     RemoteResource
         If the page would load anything from the network.
+    LiveScript
+        If the page holds anything a browser would run.
     """
     import nbformat
 
@@ -388,6 +491,9 @@ def export_notebook(notebook, out_dir=None, *, pages=None, exporter=None) -> Sta
     if problems:
         raise RemoteResource(f"{notebook.name}: the page would load files from the network:\n  "
                              + "\n  ".join(problems))
+    running = live_script(body)
+    if running:
+        raise LiveScript(f"{notebook.name}: the page holds what a browser would run:\n  " + "\n  ".join(running))
     path = out_dir / f"{notebook.stem}.html"
     path.write_text(body, encoding="utf-8")
     return StaticPage(notebook=notebook, path=path, title=title)
@@ -452,7 +558,7 @@ def export_all(solutions_dir=None, out_dir=None, names=None) -> list:
     ------
     ValueError
         If a name matches no notebook or several.
-    MathConversionError, RemoteResource
+    MathConversionError, RemoteResource, LiveScript
         As :func:`export_notebook`.
     """
     solutions_dir = Path(solutions_dir) if solutions_dir is not None else SOLUTIONS_DIR
@@ -499,7 +605,7 @@ def main(argv=None) -> int:
         return exit_.code if isinstance(exit_.code, int) else 2
     try:
         pages = export_all(args.solutions, args.out, args.names)
-    except (MathConversionError, RemoteResource) as err:
+    except (MathConversionError, RemoteResource, LiveScript) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
     except ValueError as err:  # a name that matches no notebook, or several
