@@ -27,8 +27,10 @@ only, ... and why) and says when the package lock changed (``make update`` then 
 ``course.py update`` its ``env``). Its messages name the command the learner ran (``doctor.course_command``).
 A run with nothing new from the course changes nothing, so a second run is a no-op.
 
-If writing the learner's work back fails after the branch moved (a full disk), the plan is kept in
-``.git/course-update.json`` and the next ``make update`` finishes it.
+The plan is kept in ``.git/course-update.json`` from just before the move until the learner's work is back. If a run
+stops in between (killed, a full disk), the next ``make update`` finishes it: when the branch moved, it writes the
+learner's work back; when it did not, it first puts every file the move touched back as it was (the learner's from
+their copies; a git lock the stopped run left is removed), says so, and updates from there.
 
 Command line (from the repository root)::
 
@@ -462,6 +464,9 @@ def update(repo=None, *, course_root: str | None = None, backup_root=None, now=N
     repo = Path(top.stdout.strip())
     git = _Git(repo)
     git_dir = Path(git.out("rev-parse", "--absolute-git-dir"))
+    journal = git_dir / JOURNAL_NAME
+    if journal.exists():  # an earlier run was stopped (killed, a full disk) with its plan written
+        (git_dir / "index.lock").unlink(missing_ok=True)  # left by that run's git, killed with it
     _refuse_unfinished_work(git, git_dir)
     branch, remote, upstream = _branch_and_upstream(git)
     shallow = git.out("rev-parse", "--is-shallow-repository") == "true"
@@ -481,14 +486,17 @@ def update(repo=None, *, course_root: str | None = None, backup_root=None, now=N
 
     head = git.out("rev-parse", "HEAD")
     new = git.out("rev-parse", f"{upstream}^{{commit}}")
-    journal = git_dir / JOURNAL_NAME
+    notes = []
     if journal.exists():
         plan = _read_journal(journal)
         if plan and plan.get("to") == head:
             return _finish(git, plan, journal, resumed=True)
-        journal.unlink(missing_ok=True)  # the move never happened: start again
+        notes.append(_undo_interrupted_move(git, plan, head))  # the branch did not move: as before, then again
+        journal.unlink(missing_ok=True)
     if head == new:
-        return UpdateReport(head, new)
+        report = UpdateReport(head, new)
+        report.notes += notes
+        return report
 
     _refuse_own_commits(git, branch, upstream)
     base = _starting_point(git, head, new)
@@ -513,7 +521,11 @@ def update(repo=None, *, course_root: str | None = None, backup_root=None, now=N
             raise err.with_unchanged("nothing was updated: your files are as they were") from None
 
     # 2. The plan: what each file becomes once the branch is on the course's commit.
-    plan = {"from": head, "base": base, "to": new, "branch": branch, "writes": [], "lines": []}
+    restore = sorted(dirty & moved)
+    plan = {"from": head, "base": base, "to": new, "branch": branch, "writes": [], "lines": [],
+            "moved": sorted(moved),  # what the move writes, and where each learner's file it touches is kept:
+            "restore": [{"path": p, "backup": str(files[p].backup) if files[p].backup else None,
+                         "deleted": files[p].mine is None} for p in restore if p in files]}
     for path in sorted(files):
         _plan_file(git, files[path], path in moved, plan)
     notebook_lines = _course_notebook_lines(git, head, new, files, moved)
@@ -524,7 +536,6 @@ def update(repo=None, *, course_root: str | None = None, backup_root=None, now=N
         write_bytes(journal, json.dumps(plan, indent=1).encode("utf-8"))
     except WriteError as err:
         raise err.with_unchanged("nothing was updated: your files are as they were") from None
-    restore = sorted(dirty & moved)
     try:
         _restore(git, restore, files)
         if git.ok("merge-base", "--is-ancestor", head, new):
@@ -545,6 +556,7 @@ def update(repo=None, *, course_root: str | None = None, backup_root=None, now=N
     finished.lines = notebook_lines + finished.lines
     finished.lines = _one_per_path(finished.lines)
     finished.backups = report.backups
+    finished.notes = notes + finished.notes
     finished.environment_changed = [f for f in ENVIRONMENT_FILES if f in moved]
     return finished
 
@@ -843,6 +855,35 @@ def _undo_restore(git: _Git, head: str, paths: list[str], files: dict) -> list[s
         except OSError:
             not_back.append(path)
     return not_back
+
+
+def _undo_interrupted_move(git: _Git, plan, head: str) -> str:
+    """After a run stopped between writing its plan and moving the branch (killed, a full disk): every file the move
+    writes back as the branch has it, and each of the learner's as they had it (from its verified copy), so this run
+    starts from where that one did. Returns the sentence for the learner."""
+    if not plan or plan.get("from") != head or "restore" not in plan:  # the learner moved the branch since
+        return ("An earlier update was stopped before it finished; the copies it made of your files are in "
+                f"{BACKUPS}/ (the newest are this run's).")
+    learners = {entry["path"]: entry for entry in plan["restore"]}
+    paths = plan["moved"]
+    tracked = set(git.paths("ls-tree", "-r", "--name-only", head, "--", *paths)) if paths else set()
+    if tracked:
+        git.run("checkout", "--quiet", head, "--", *sorted(tracked))
+    for path in paths:
+        if path not in tracked:  # new in the course, half written by the move: not there before it
+            git.run("rm", "--quiet", "--cached", "--ignore-unmatch", "--", path)
+            (git.repo / path).unlink(missing_ok=True)
+    put_back = []
+    for path, entry in learners.items():
+        target = git.repo / path
+        if entry["deleted"]:
+            target.unlink(missing_ok=True)
+            continue
+        mine = Path(entry["backup"]).read_bytes() if entry["backup"] else git.blob(plan["base"], path)
+        write_bytes(target, mine)
+        put_back.append(f"{path} (from {shown(Path(entry['backup']))})" if entry["backup"] else path)
+    done = f"; your files were put back as you had them: {', '.join(put_back)}" if put_back else ""
+    return f"An earlier update was stopped before it moved the branch{done}. This run started again from there."
 
 
 def _read_journal(journal: Path):
