@@ -257,23 +257,9 @@ _SPLIT_HINTS = {
 
 @checker("split_heads", mistakes=SPLIT_HEADS_MISTAKES)
 def check_split_heads(split_heads):
-    """Check ``split_heads(x, num_heads)``: (..., T, d_model) -> (..., num_heads, T, d_head).
-
-    Parameters
-    ----------
-    split_heads : callable
-        x of shape (T, d_model) or (B, T, d_model) and an int num_heads dividing d_model ->
-        ndarray of shape (..., num_heads, T, d_head); head h holds columns
-        ``h * d_head:(h + 1) * d_head``.
-
-    Returns
-    -------
-    CheckResult
-        Six cases (numbered entries 0, 1, 2, ... so that misplaced ones can be read off),
-        one head, one column per head, a batch and the ticket. Recognises a reshape without the
-        transpose, interleaved columns, a forgotten or wrong transpose, code that only works for
-        one sequence, a float d_head and a split of the positions.
-    """
+    """Check ``split_heads(x, num_heads)``: (..., T, d_model) -> (..., num_heads, T, d_head), head h
+    holding columns ``h * d_head:(h + 1) * d_head``. The inputs are numbered entries 0, 1, 2, ... so that
+    misplaced ones can be read off."""
     return run_check(
         split_heads, name="split_heads", reference=cu.split_heads, cases=_SPLIT_CASES,
         arg_names=("x", "num_heads"), known_mistakes=SPLIT_HEADS_MISTAKES, hints=_SPLIT_HINTS,
@@ -369,22 +355,8 @@ _MERGE_HINTS = {
 
 @checker("merge_heads", mistakes=MERGE_HEADS_MISTAKES)
 def check_merge_heads(merge_heads):
-    """Check ``merge_heads(x)``: (..., num_heads, T, d_head) -> (..., T, num_heads * d_head).
-
-    Parameters
-    ----------
-    merge_heads : callable
-        x of shape (num_heads, T, d_head) or (B, num_heads, T, d_head) -> the heads side by side:
-        head h fills columns ``h * d_head:(h + 1) * d_head``.
-
-    Returns
-    -------
-    CheckResult
-        Five cases: numbered entries, one head, a batch, and the ticket's values split into 4 heads
-        (merging must give the values back). Recognises a reshape without the transpose,
-        interleaved heads, summed or averaged heads, heads stacked as rows, and code that only
-        works for one sequence.
-    """
+    """Check ``merge_heads(x)``: (..., num_heads, T, d_head) -> (..., T, num_heads * d_head), the heads
+    side by side (head h fills columns ``h * d_head:(h + 1) * d_head``)."""
     return run_check(
         merge_heads, name="merge_heads", reference=cu.merge_heads, cases=_MERGE_CASES,
         arg_names=("x",), known_mistakes=MERGE_HEADS_MISTAKES, hints=_MERGE_HINTS,
@@ -566,22 +538,9 @@ _MHA_HINTS = {
 def check_multi_head_attention(multi_head_attention):
     """Check ``multi_head_attention(x, w_q, w_k, w_v, w_o, num_heads, mask=None) -> (output, weights)``.
 
-    Parameters
-    ----------
-    multi_head_attention : callable
-        x (T, d_model) or (B, T, d_model); w_q, w_k, w_v, w_o (d_model, d_model); num_heads dividing
-        d_model; mask None or bool broadcastable to (..., T, T), True = may attend, shared by every
-        head -> output (..., T, d_model), weights (..., num_heads, T, T).
-
-    Returns
-    -------
-    CheckResult
-        Six cases: two without a mask, a causal mask, one head, a padded batch with a (B, 1, T) mask
-        and the notebook's ticket. Recognises a missing output projection, W_O applied per head,
-        scaling by sqrt(d_model) (or another wrong scale), softmax over the wrong axis, heads merged
-        or split in the wrong order (or both, each by a single reshape), a mask ignored, applied to
-        the weights after the softmax or lacking a heads axis, averaged weights,
-        swapped outputs, products that refuse their shapes and transposes written for 3-D arrays.
+    x (T, d_model) or (B, T, d_model); w_q, w_k, w_v, w_o (d_model, d_model); num_heads dividing d_model;
+    mask None or bool broadcastable to (..., T, T), True = may attend, shared by every head -> output
+    (..., T, d_model), weights (..., num_heads, T, T).
     """
     return run_check(
         multi_head_attention, name="multi_head_attention", reference=cu.multi_head_attention, cases=_MHA_CASES,

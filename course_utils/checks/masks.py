@@ -115,19 +115,7 @@ _CAUSAL_HINTS = {
 
 @checker("causal_mask", mistakes=CAUSAL_MASK_MISTAKES)
 def check_causal_mask(causal_mask):
-    """Check a learner's ``causal_mask(T)``: (T, T) bool, True on and below the diagonal.
-
-    Parameters
-    ----------
-    causal_mask : callable
-        The learner's function: int T -> ndarray of bool, shape (T, T), True = may attend.
-
-    Returns
-    -------
-    CheckResult
-        Not attempted / wrong (first failing T, expected vs got, a hint for an inverted mask, an
-        upper triangle, an off-by-one diagonal, an int/float 0/1 mask) / correct.
-    """
+    """Check a learner's ``causal_mask(T)``: (T, T) bool, True (may attend) on and below the diagonal."""
     return run_check(
         causal_mask, name="causal_mask", reference=cu.causal_mask, cases=_CAUSAL_CASES,
         arg_names=("T",), known_mistakes=CAUSAL_MASK_MISTAKES, hints=_CAUSAL_HINTS,
@@ -219,20 +207,8 @@ _PADDING_HINTS = {
 
 @checker("padding_mask", mistakes=PADDING_MASK_MISTAKES)
 def check_padding_mask(padding_mask):
-    """Check a learner's ``padding_mask(lengths, T)``: (B, T) bool, True at the real positions.
-
-    Parameters
-    ----------
-    padding_mask : callable
-        The learner's function: lengths (int ndarray, shape (B,)) and int T -> ndarray of bool,
-        shape (B, T), ``mask[b, t] = t < lengths[b]``.
-
-    Returns
-    -------
-    CheckResult
-        Hints for an inverted mask or ``>=``, ``<=``, a (T, B) transposed mask, the longest length
-        instead of T, an int/float 0/1 mask.
-    """
+    """Check a learner's ``padding_mask(lengths, T)``: lengths (B,) ints -> (B, T) bool,
+    ``mask[b, t] = t < lengths[b]`` (True at the real positions)."""
     return run_check(
         padding_mask, name="padding_mask", reference=cu.padding_mask, cases=_PADDING_CASES,
         arg_names=("lengths", "T"), known_mistakes=PADDING_MASK_MISTAKES, hints=_PADDING_HINTS,
@@ -516,20 +492,10 @@ _ATTENTION_HINTS = {
 def check_masked_attention(masked_attention):
     """Check a learner's ``masked_attention(q, k, v, mask) -> (output, weights)``.
 
-    Parameters
-    ----------
-    masked_attention : callable
-        q (..., T_q, d_k), k (..., T_k, d_k), v (..., T_k, d_v), mask bool broadcastable to
-        (..., T_q, T_k) with True = may attend -> output (..., T_q, d_v), weights (..., T_q, T_k).
-        A query with no permitted key must get zero weights and a zero output (not NaN).
-
-    Returns
-    -------
-    CheckResult
-        Recognises zeroing after the softmax, an inverted mask, NaN or leaked weights in a row with
-        no permitted key, multiplying or adding the mask, a wrong scale (sqrt(d_v) among them),
-        softmax over the wrong axis, swapped outputs, overflow, and ``k.T`` on a batch. Masking with a large negative
-        number (e.g. -1e9) is accepted where its results match.
+    q (..., T_q, d_k), k (..., T_k, d_k), v (..., T_k, d_v), mask bool broadcastable to (..., T_q, T_k),
+    True = may attend -> output (..., T_q, d_v), weights (..., T_q, T_k). A query with no permitted key
+    must get zero weights and a zero output (not NaN); masking with a large negative number (e.g. -1e9)
+    is accepted where its results match.
     """
     return run_check(
         masked_attention,
@@ -699,21 +665,9 @@ _BUGGY_ANSWERS = ChoiceAnswers(
 
 @checker(_NAME_BUGGY)
 def check_buggy_masks(buggy_masks):
-    """Check the diagnostic exercise: which candidate masks of each situation are buggy.
-
-    Parameters
-    ----------
-    buggy_masks : callable
-        The learner's function of no arguments, returning a dict: situation key ("causal",
-        "padding", "causal + padding") -> the labels of the buggy candidates ("A", "B", "C"),
-        as a string ("A" or "A, C") or a list/tuple/set of strings; empty for none.
-
-    Returns
-    -------
-    CheckResult
-        Correct (with why each candidate is or is not buggy), not attempted, or wrong with the
-        situations answered right and, as the hint, where to look in the misjudged candidates.
-    """
+    """Check the diagnostic exercise: a function of no arguments returning a dict, situation key
+    ("causal", "padding", "causal + padding") -> the labels of the buggy candidates ("A", "B", "C"),
+    as a string ("A" or "A, C") or a list/tuple/set of strings; empty for none."""
     return run_check(
         buggy_masks, name=_NAME_BUGGY, reference=_answer_key, cases=(Case("your answers", ()),),
         arg_names=(), compare=_BUGGY_ANSWERS,

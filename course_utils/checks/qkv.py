@@ -198,20 +198,8 @@ _SHAPES_HINTS = {
 
 @checker("shapes")
 def check_shapes(shapes):
-    """Check the shape-table exercise: ``shapes(T, d_model, d_k, d_v) -> dict`` of shapes.
-
-    Parameters
-    ----------
-    shapes : callable
-        The learner's function. It returns a dict with one entry per name of ``SHAPE_NAMES``
-        ("X", "W_Q", ..., "output"), each a tuple of ints such as ``(T, d_k)``.
-
-    Returns
-    -------
-    CheckResult
-        Not attempted / wrong (the first wrong entry, expected vs got, a hint for that entry) /
-        correct. Three cases, every size different in the first.
-    """
+    """Check the shape-table exercise: ``shapes(T, d_model, d_k, d_v)`` returns a dict with one entry per
+    name of ``SHAPE_NAMES``, each a tuple of ints such as ``(T, d_k)``. Every size differs in the first case."""
     result = run_check(
         shapes, name="shapes", reference=reference_shapes,
         cases=tuple(Case(_sizes_text(sizes), sizes) for sizes in _SHAPE_CASES),
@@ -325,17 +313,8 @@ def _reference_project(x, w_q, w_k, w_v):
 def check_project(project):
     """Check ``project(x, w_q, w_k, w_v) -> (q, k, v)`` with ``q = x @ w_q`` and so on.
 
-    Parameters
-    ----------
-    project : callable
-        x (T, d_model), w_q and w_k (d_model, d_k), w_v (d_model, d_v) -> q (T, d_k),
-        k (T, d_k), v (T, d_v).
-
-    Returns
-    -------
-    CheckResult
-        Three cases; the first has every width 2, so a product in the wrong order runs (and is
-        recognised from its numbers).
+    x (T, d_model), w_q and w_k (d_model, d_k), w_v (d_model, d_v) -> q (T, d_k), k (T, d_k), v (T, d_v).
+    The first case has every width 2, so a product in the wrong order runs (and is recognised from its numbers).
     """
     return run_check(
         project,
@@ -442,18 +421,10 @@ def _reference_scaled_scores(q, k):
 
 @checker("scaled_scores", mistakes=SCALED_SCORES_MISTAKES)
 def check_scaled_scores(scaled_scores):
-    """Check ``scaled_scores(q, k) -> q @ k.T / sqrt(d_k)``, shape (T_q, T_k).
+    """Check ``scaled_scores(q, k) -> q @ k.T / sqrt(d_k)``: q (T_q, d_k), k (T_k, d_k) -> (T_q, T_k).
 
-    Parameters
-    ----------
-    scaled_scores : callable
-        q (T_q, d_k), k (T_k, d_k) -> scores (T_q, T_k).
-
-    Returns
-    -------
-    CheckResult
-        Four cases: T_q, T_k and d_k all different first (so `q @ k` raises and is recognised
-        from its error), then a square case where `q @ k` runs, then the ticket, then d_k = 64.
+    T_q, T_k and d_k all differ in the first case (so `q @ k` raises and is recognised from its error);
+    in the second, square one `q @ k` runs.
     """
     return run_check(
         scaled_scores,
@@ -597,18 +568,9 @@ def _reference_self_attention(x, w_q, w_k, w_v):
 def check_self_attention(self_attention):
     """Check ``self_attention(x, w_q, w_k, w_v) -> (output, weights)``, single head, no mask.
 
-    Parameters
-    ----------
-    self_attention : callable
-        x (T, d_model), w_q and w_k (d_model, d_k), w_v (d_model, d_v) -> output (T, d_v),
-        weights (T, T) with ``weights = softmax(q k^T / sqrt(d_k))`` over each row and
-        ``output = weights v``.
-
-    Returns
-    -------
-    CheckResult
-        Four cases; the first has every width 2, so products in the wrong order run (and are
-        recognised from their numbers); the second is the ticket with the hand-made weights.
+    x (T, d_model), w_q and w_k (d_model, d_k), w_v (d_model, d_v) -> output (T, d_v), weights (T, T)
+    with ``weights = softmax(q k^T / sqrt(d_k))`` over each row and ``output = weights v``. The first
+    case has every width 2, so products in the wrong order run (and are recognised from their numbers).
     """
     return run_check(
         self_attention,

@@ -157,20 +157,8 @@ _DIAGNOSIS_ANSWERS = ChoiceAnswers(
 
 @checker(_NAME_DIAGNOSES)
 def check_plot_diagnoses(plot_diagnoses):
-    """Check the "what is wrong here?" exercise: one diagnosis per mystery heatmap.
-
-    Parameters
-    ----------
-    plot_diagnoses : callable
-        The learner's function of no arguments, returning a dict: plot label ("P", "Q", ...) ->
-        one of ``DIAGNOSES`` (case and hyphens do not matter).
-
-    Returns
-    -------
-    CheckResult
-        Correct (with why each plot shows what it shows), not attempted, or wrong with the plots
-        answered right and, as the hint, where to look in the misjudged ones.
-    """
+    """Check the "what is wrong here?" exercise: a function of no arguments returning a dict, plot label
+    ("P", "Q", ...) -> one of ``DIAGNOSES`` (case and hyphens do not matter)."""
     return run_check(
         plot_diagnoses, name=_NAME_DIAGNOSES, reference=lambda: {k: v.diagnosis for k, v in _VERDICTS.items()},
         cases=(Case("your answers", ()),), arg_names=(), compare=_DIAGNOSIS_ANSWERS,
@@ -254,14 +242,7 @@ _CONTRIBUTION_HINTS = {
 
 @checker("contributions", mistakes=CONTRIBUTIONS_MISTAKES)
 def check_contributions(contributions):
-    """Check a learner's ``contributions(weights, values) -> (T, d_v)``, ``weights[j] * values[j]``.
-
-    Returns
-    -------
-    CheckResult
-        Recognises the output instead of the contributions (summed too early), lengths instead of
-        vectors, weights broadcast along the value axis, a transposed result, and ``@``.
-    """
+    """Check a learner's ``contributions(weights, values) -> (T, d_v)``, ``weights[j] * values[j]``."""
     return run_check(
         contributions, name="contributions", reference=cu.lessons.influence.contributions,
         cases=_CONTRIBUTION_CASES, arg_names=("weights", "values"),
@@ -404,16 +385,7 @@ _REMOVAL_HINTS = {
 
 @checker("removal_effects", mistakes=REMOVAL_EFFECTS_MISTAKES)
 def check_removal_effects(removal_effects):
-    """Check a learner's ``removal_effects(scores, values) -> (T,)``.
-
-    Returns
-    -------
-    CheckResult
-        Recognises effects without renormalising (weight * |value|, also what zeroing the weight
-        gives), the weights returned as effects, a signed difference, a difference of norms, a
-        squared norm, another norm, -1e9 or 0 instead of -inf for the removed score, nan when no key
-        is left, and a softmax without the max shift.
-    """
+    """Check a learner's ``removal_effects(scores, values) -> (T,)``: scores (T,), values (T, d_v)."""
     return run_check(
         removal_effects, name="removal_effects", reference=cu.lessons.influence.removal_effects,
         cases=_REMOVAL_CASES, arg_names=("scores", "values"),
@@ -666,14 +638,6 @@ def check_capstone_layer(capstone_layer):
     permitted key (a ticket of length 0) has zero weights and a zero output row. A layer that calls
     ``cu.multi_head_attention``, ``cu.scaled_dot_product_attention``, ``cu.causal_mask`` or
     ``cu.padding_mask`` (the answer itself) is told so, kindly, and not called correct.
-
-    Returns
-    -------
-    CheckResult
-        Recognises a missing output projection, nan or -1e9 rows for queries with no permitted key,
-        the causal or the padding mask forgotten, a causal mask off by one, padding applied to the queries, masks combined with
-        ``|``, an inverted mask, a mask without a head axis, scaling by sqrt(d_model), no split into
-        heads, and swapped outputs.
     """
     return run_check(
         capstone_layer, name="capstone_layer", reference=_reference_capstone,

@@ -154,19 +154,8 @@ _SOFTMAX_HINTS = {
 
 @checker("softmax", mistakes=SOFTMAX_MISTAKES)
 def check_softmax(softmax):
-    """Check a learner's ``softmax(x)``: 1-D scores, then 2-D input (softmax along the last axis).
-
-    Parameters
-    ----------
-    softmax : callable
-        The learner's function: array of scores, shape (n,) or (m, n) -> weights of the same
-        shape, each row non-negative and summing to one.
-
-    Returns
-    -------
-    CheckResult
-        Not attempted / wrong (first failing case, expected vs got, a hint) / correct.
-    """
+    """Check a learner's ``softmax(x)``: scores (n,) or (m, n) -> weights of the same shape, each row
+    summing to one (1-D cases first, then 2-D: softmax along the last axis)."""
     return run_check(
         softmax,
         name="softmax",
@@ -286,18 +275,8 @@ _ATTENTION_ROW_HINTS = {
 
 @checker("attention_row", mistakes=ATTENTION_ROW_MISTAKES)
 def check_attention_row(attention_row):
-    """Check a learner's ``attention_row(scores, values) -> (output, weights)``.
-
-    Parameters
-    ----------
-    attention_row : callable
-        The learner's function: scores (T,), values (T, d_v) -> output (d_v,), weights (T,)
-        with ``weights = softmax(scores)`` and ``output = weights @ values``.
-
-    Returns
-    -------
-    CheckResult
-    """
+    """Check a learner's ``attention_row(scores, values) -> (output, weights)``: scores (T,), values
+    (T, d_v) -> output (d_v,), weights (T,), with ``weights = softmax(scores)``, ``output = weights @ values``."""
     return run_check(
         attention_row,
         name="attention_row",
@@ -431,19 +410,8 @@ SCORES_FOR_THIRD_VALUE_MISTAKES = (
 
 @checker(_NAME, mistakes=SCORES_FOR_THIRD_VALUE_MISTAKES)
 def check_scores_for_third_value(choose_scores):
-    """Check the prediction exercise: three scores giving the third key at least 90% of the weight.
-
-    Parameters
-    ----------
-    choose_scores : callable
-        The learner's function of no arguments, returning three scores (list or array) for the
-        three keys of the article's example.
-
-    Returns
-    -------
-    CheckResult
-        One case: correct when ``softmax(scores)[2] >= 0.9``; every message shows the weights.
-    """
+    """Check the prediction exercise: a function of no arguments returning three scores (list or array)
+    whose softmax gives the third key at least 0.9 of the weight; every message shows the weights."""
     return run_check(
         choose_scores, name=_NAME, reference=lambda: None, cases=(Case("your three scores", ()),),
         arg_names=(), known_mistakes=SCORES_FOR_THIRD_VALUE_MISTAKES, hints=_SCORES_HINTS,

@@ -247,18 +247,8 @@ _HINTS = {
 
 @checker("online_update", mistakes=ONLINE_UPDATE_MISTAKES)
 def check_online_update(online_update):
-    """Check a learner's ``online_update(m, l, o, scores_block, v_block) -> (m_new, l_new, o_new)``.
-
-    Parameters
-    ----------
-    online_update : callable
-        m, l : float (running maximum, running sum); o : ndarray (d_v,) (running unnormalised
-        output); scores_block : ndarray (B,); v_block : ndarray (B, d_v).
-
-    Returns
-    -------
-    CheckResult
-    """
+    """Check a learner's ``online_update(m, l, o, scores_block, v_block) -> (m_new, l_new, o_new)`` (the
+    arguments are described in the module docstring)."""
     return run_check(
         online_update,
         name="online_update",
