@@ -323,7 +323,6 @@ def checker(name, *, mistakes=()):
             except Exception as exc:  # a bug in the checker, not in the learner's code
                 return internal_error(name, exc)
 
-        guarded.mistakes = tuple(mistakes)
         CHECKERS[name] = Checker(name, guarded, tuple(mistakes), check.__module__)
         return guarded
 

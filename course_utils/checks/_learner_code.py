@@ -7,12 +7,13 @@
 - the two numpy errors most mistakes raise: ``MATMUL_ERROR`` (a matrix product refusing its shapes)
   and ``BROADCAST_ERROR`` (an elementwise operation refusing its shapes), as ``KnownMistake.error``
   predicates;
-- seeded case inputs that read well in a checker's message: ``rounded_normal``, ``small_ints``.
+- seeded case inputs that read well in a checker's message: ``rounded_normal``, ``small_ints``;
+- the one mistake every attention exercise shares: ``swapped_outputs``.
 """
 import numpy as np
 
 import course_utils as cu
-from course_utils.checks._framework import error_message_contains
+from course_utils.checks._framework import KnownMistake, error_message_contains
 
 __all__ = [
     "course_softmax",
@@ -24,6 +25,7 @@ __all__ = [
     "BROADCAST_ERROR",
     "rounded_normal",
     "small_ints",
+    "swapped_outputs",
 ]
 
 
@@ -74,3 +76,13 @@ def rounded_normal(seed, *shape, scale=1.0, decimals=2):
 def small_ints(seed, *shape):
     """Seeded whole numbers in [-2, 2] as floats: easy to read in a checker's message."""
     return np.random.default_rng(seed).integers(-2, 3, size=shape).astype(float)
+
+
+def swapped_outputs(attention):
+    """The known mistake ``return weights, output``, for an exercise whose right ``attention`` returns
+    (output, weights)."""
+    return KnownMistake(
+        "swapped outputs",
+        "Return the output first, then the weights: `return output, weights`.",
+        reproduce=lambda *args: attention(*args)[::-1],
+    )

@@ -11,7 +11,7 @@ import numpy as np
 
 import course_utils as cu
 from course_utils.checks._framework import Case, KnownMistake, checker, error_message_contains, run_check
-from course_utils.checks._learner_code import course_softmax, rounded_normal, shifted_softmax
+from course_utils.checks._learner_code import MATMUL_ERROR, course_softmax, rounded_normal, shifted_softmax, swapped_outputs
 from course_utils.lessons.data import TICKET, embed_wide, random_projections
 
 __all__ = [
@@ -405,11 +405,7 @@ _W_O_PER_HEAD_HINT = (
 )
 
 MULTI_HEAD_ATTENTION_MISTAKES = (
-    KnownMistake(
-        "swapped outputs",
-        "Return the output first, then the weights: `return output, weights`.",
-        reproduce=lambda *a: _mha(*a)[::-1],
-    ),
+    swapped_outputs(_mha),
     KnownMistake(
         "no output projection",
         "You return the concatenated heads: the output projection is missing. After merging the heads, "
@@ -509,8 +505,7 @@ MULTI_HEAD_ATTENTION_MISTAKES = (
         "a projection instead of its columns (head h uses `w_q[:, cols]`, not `w_q[cols]`); `k.T` on "
         "arrays with a batch or heads axis (it reverses every axis; use `np.swapaxes(k, -1, -2)`); W_O "
         "applied to one head's d_head columns (it multiplies the merged (T, d_model) heads).",
-        error=error_message_contains("matmul", "not aligned", "mismatch in its core dimension",
-                                     error_type=ValueError),
+        error=MATMUL_ERROR,
     ),
     KnownMistake(
         "transpose written for one sequence",

@@ -4,8 +4,8 @@ import re
 import numpy as np
 
 import course_utils as cu
-from course_utils.checks._framework import Case, KnownMistake, checker, error_message_contains, run_check
-from course_utils.checks._learner_code import BROADCAST_ERROR, shifted_softmax
+from course_utils.checks._framework import Case, KnownMistake, checker, run_check
+from course_utils.checks._learner_code import BROADCAST_ERROR, MATMUL_ERROR, shifted_softmax
 
 __all__ = ["SOFTMAX_BACKWARD_MISTAKES", "GRAD_SCORES_MISTAKES"]
 
@@ -181,8 +181,7 @@ GRAD_SCORES_MISTAKES = (
             lambda w, v, g: (v @ g.T),
             lambda w, v, g: g @ v,
         ),
-        error=error_message_contains("matmul", "not aligned", "mismatch in its core dimension",
-                                     error_type=ValueError),
+        error=MATMUL_ERROR,
     ),
 ) + _softmax_backward_mistakes(_gs)
 

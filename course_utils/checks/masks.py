@@ -27,6 +27,7 @@ from course_utils.checks._learner_code import (
     naive_softmax,
     naive_softmax_empty_rows_zero,
     shifted_softmax,
+    swapped_outputs,
 )
 from course_utils.checks._mask_answers import MaskComparison
 from course_utils.lessons.data import TICKET, TICKETS
@@ -447,11 +448,7 @@ MASKED_ATTENTION_MISTAKES = (
         "the weights sums to one (or is all zeros for a query with no permitted key).",
         reproduce=_variants(axis=-2),
     ),
-    KnownMistake(
-        "swapped outputs",
-        "Return the output first, then the weights: `return output, weights`.",
-        reproduce=lambda q, k, v, m: _attend(q, k, v, m)[::-1],
-    ),
+    swapped_outputs(_attend),
     KnownMistake(
         "k.T on a batch",
         "With a batch, q and k are 3-D, (B, T, d_k), and `k.T` reverses *all* axes to (d_k, T, B). "

@@ -14,7 +14,7 @@ from course_utils.checks._framework import (
     error_on_line,
     run_check,
 )
-from course_utils.checks._learner_code import MATMUL_ERROR, rounded_normal, shifted_softmax, small_ints
+from course_utils.checks._learner_code import MATMUL_ERROR, rounded_normal, shifted_softmax, small_ints, swapped_outputs
 from course_utils.lessons.data import HANDMADE_W_K, HANDMADE_W_Q, HANDMADE_W_V, TICKET, embed
 
 __all__ = [
@@ -467,11 +467,7 @@ _SELF_ATTENTION_CASES = (
 )
 
 SELF_ATTENTION_MISTAKES = (
-    KnownMistake(
-        "swapped outputs",
-        "Return the output first, then the weights: `return output, weights`.",
-        reproduce=lambda x, wq, wk, wv: _attn(x @ wq, x @ wk, x @ wv)[::-1],
-    ),
+    swapped_outputs(_sa()),
     KnownMistake(
         "no scale",
         SCALED_SCORES_MISTAKES[0].hint,

@@ -17,7 +17,7 @@ from course_utils.checks._framework import (
     checker,
     run_check,
 )
-from course_utils.checks._learner_code import BROADCAST_ERROR, MATMUL_ERROR, SOFTMAXES, course_softmax
+from course_utils.checks._learner_code import BROADCAST_ERROR, MATMUL_ERROR, SOFTMAXES, course_softmax, swapped_outputs
 from course_utils.lessons.data import (
     ARTICLE_SCORES,
     ARTICLE_VALUES,
@@ -606,11 +606,7 @@ CAPSTONE_MISTAKES = (
             lambda *a: (lambda out, w: (out, w.mean(axis=1)))(*_layer(*a)),  # right output, averaged weights
         ),
     ),
-    KnownMistake(
-        "swapped outputs",
-        "Return the output first, then the weights: `return output, weights`.",
-        reproduce=lambda *a: _layer(*a)[::-1],
-    ),
+    swapped_outputs(_layer),
 )
 
 _CAPSTONE_HINTS = {

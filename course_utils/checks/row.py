@@ -12,7 +12,7 @@ from course_utils.checks._framework import (
     error_message_contains,
     run_check,
 )
-from course_utils.checks._learner_code import BROADCAST_ERROR, MATMUL_ERROR, shifted_softmax
+from course_utils.checks._learner_code import BROADCAST_ERROR, MATMUL_ERROR, shifted_softmax, swapped_outputs
 from course_utils.lessons.data import ARTICLE_SCORES, ARTICLE_VALUES
 
 __all__ = ["SOFTMAX_MISTAKES", "ATTENTION_ROW_MISTAKES", "SCORES_FOR_THIRD_VALUE_MISTAKES"]
@@ -185,11 +185,7 @@ def _with_softmax(make_output):
 
 
 ATTENTION_ROW_MISTAKES = (
-    KnownMistake(
-        "swapped outputs",
-        "Return the output first, then the weights: `return output, weights`.",
-        reproduce=lambda s, v: (shifted_softmax(s), shifted_softmax(s) @ v),
-    ),
+    swapped_outputs(_with_softmax(lambda w, s, v: w @ v)),
     KnownMistake(
         "mixes positions",
         "The output mixes the value vectors, not token positions or IDs: multiply the weights by "
