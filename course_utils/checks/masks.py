@@ -546,8 +546,6 @@ class MaskSituation:
 class _Verdict:
     """The answer key for one candidate: buggy or not, why (shown once all is right), where to look."""
 
-    label: str
-    mask: np.ndarray
     buggy: bool
     why: str
     look: str
@@ -558,12 +556,6 @@ class _Verdict:
 _ANSWER_KEY = content.read("answers")["buggy_masks"]
 
 
-def _verdict(situation, label, mask):
-    """The answer key of one candidate: its mask, and buggy / why / look from course_utils/content/answers.toml."""
-    entry = _ANSWER_KEY[situation][label]
-    return _Verdict(label, mask, entry["buggy"], entry["why"], entry["look"])
-
-
 def _situations():
     t5 = _tril(5)
     pad2 = np.arange(5) < 2  # "refund please" + 3 padding positions
@@ -571,15 +563,15 @@ def _situations():
     causal = MaskSituation(
         "causal", "causal mask for a 5-token ticket (no padding)", TICKET, 5,
         "each token may attend to itself and the tokens before it, never to a later token",
-        (_verdict("causal", "A", _tril(5, 1)), _verdict("causal", "B", t5), _verdict("causal", "C", ~t5)),
+        (MaskCandidate("A", _tril(5, 1)), MaskCandidate("B", t5), MaskCandidate("C", ~t5)),
     )
     padding = MaskSituation(
         "padding", "padding mask for 'refund please' padded to 5 (no causal mask)", TICKETS[3], 5,
         "the real tokens attend to the real tokens only; the outputs at <pad> positions are thrown away",
         (
-            _verdict("padding", "A", np.broadcast_to(pad2[None, :], (5, 5)).copy()),  # the padded keys
-            _verdict("padding", "B", np.broadcast_to(pad2[:, None], (5, 5)).copy()),  # the padded queries instead
-            _verdict("padding", "C", pad2[:, None] & pad2[None, :]),  # keys and queries
+            MaskCandidate("A", np.broadcast_to(pad2[None, :], (5, 5)).copy()),  # the padded keys
+            MaskCandidate("B", np.broadcast_to(pad2[:, None], (5, 5)).copy()),  # the padded queries instead
+            MaskCandidate("C", pad2[:, None] & pad2[None, :]),  # keys and queries
         ),
     )
     both = MaskSituation(
@@ -587,26 +579,21 @@ def _situations():
         TICKETS[1][:3], 5,
         "causal among the real tokens; no real token sees a <pad>",
         (
-            _verdict("causal + padding", "A", t5 | pad3[None, :]),  # | instead of &
-            _verdict("causal + padding", "B", t5.copy()),  # the causal mask alone
-            _verdict("causal + padding", "C", _tril(5, -1) & pad3[None, :]),  # k=-1: no token sees itself
+            MaskCandidate("A", t5 | pad3[None, :]),  # | instead of &
+            MaskCandidate("B", t5.copy()),  # the causal mask alone
+            MaskCandidate("C", _tril(5, -1) & pad3[None, :]),  # k=-1: no token sees itself
         ),
     )
     return (causal, padding, both)
 
 
-def _split_answer_key(drafts):
-    """(public situations without verdicts, {(situation key, label): _Verdict})."""
-    situations, verdicts = [], {}
-    for draft in drafts:
-        candidates = tuple(MaskCandidate(v.label, v.mask) for v in draft.candidates)
-        situations.append(MaskSituation(draft.key, draft.title, draft.ticket, draft.T, draft.intended, candidates))
-        verdicts.update({(draft.key, v.label): v for v in draft.candidates})
-    return tuple(situations), verdicts
-
-
 #: The three situations of the diagnostic exercise, in the notebook's order (data only).
-MASK_SITUATIONS, _VERDICTS = _split_answer_key(_situations())
+MASK_SITUATIONS = _situations()
+#: {(situation key, label): _Verdict}, from the answer key.
+_VERDICTS = {
+    (s.key, c.label): _Verdict(*(_ANSWER_KEY[s.key][c.label][part] for part in ("buggy", "why", "look")))
+    for s in MASK_SITUATIONS for c in s.candidates
+}
 
 _NAME_BUGGY = "buggy_masks"
 
