@@ -11,35 +11,6 @@ __all__ = ["SOFTMAX_BACKWARD_MISTAKES", "GRAD_SCORES_MISTAKES"]
 
 
 # ---------------------------------------------------------------- buggy softmax backward passes
-def _no_subtraction(w, g):
-    return w * g
-
-
-def _diagonal_only(w, g):
-    return w * (1 - w) * g
-
-
-def _no_weight_factor(w, g):
-    return g - np.sum(w * g, axis=-1, keepdims=True)
-
-
-def _wrong_axis_variants():
-    return (
-        lambda w, g: w * (g - np.sum(w * g, axis=0, keepdims=True)),
-        lambda w, g: w * (g - np.sum(w * g)),
-    )
-
-
-def _no_keepdims(w, g):
-    return w * (g - np.sum(w * g, axis=-1))
-
-
-def _returns_input(w, g):
-    return g
-
-
-
-
 def _softmax_backward_mistakes(backward_of):
     """The softmax-backward mistakes, for a function whose arguments lead to (w, g) via backward_of."""
     def lift(bug):
@@ -52,20 +23,20 @@ def _softmax_backward_mistakes(backward_of):
             "Jacobian. Raising one weight lowers all the others (they must still add up to 1), which "
             "is the `- w w^T` part: subtract each row's `np.sum(weights * grad_weights, axis=-1, "
             "keepdims=True)` from grad_weights before multiplying by the weights.",
-            reproduce=lift(_no_subtraction),
+            reproduce=lift(lambda w, g: w * g),
         ),
         KnownMistake(
             "diagonal only",
             "`w * (1 - w) * g` uses only the diagonal of the Jacobian, `dw_i/ds_i = w_i (1 - w_i)`. "
             "Each score moves every weight: `dw_j/ds_i = -w_i w_j` for j != i. Together: "
             "`weights * (grad_weights - np.sum(weights * grad_weights, axis=-1, keepdims=True))`.",
-            reproduce=lift(_diagonal_only),
+            reproduce=lift(lambda w, g: w * (1 - w) * g),
         ),
         KnownMistake(
             "no weight factor",
             "You subtract the weighted sum but forget to multiply by the weights: the result is "
             "`weights * (grad_weights - sum)`, not `grad_weights - sum`.",
-            reproduce=lift(_no_weight_factor),
+            reproduce=lift(lambda w, g: g - np.sum(w * g, axis=-1, keepdims=True)),
         ),
         KnownMistake(
             "wrong axis",
@@ -73,13 +44,14 @@ def _softmax_backward_mistakes(backward_of):
             "`axis=-1, keepdims=True`. Over axis 0 (or the whole array) it mixes different query rows; "
             "so does one Jacobian `np.diag(w) - np.outer(w, w)` built from the whole flattened array: "
             "each row has a Jacobian of its own.",
-            reproduce=tuple(lift(bug) for bug in _wrong_axis_variants()),
+            reproduce=(lift(lambda w, g: w * (g - np.sum(w * g, axis=0, keepdims=True))),
+                       lift(lambda w, g: w * (g - np.sum(w * g)))),
         ),
         KnownMistake(
             "missing keepdims",
             "For rows of shape (n, T), `np.sum(..., axis=-1)` has shape (n,): it lines up with the "
             "columns, not the rows. Add `keepdims=True` so it has shape (n, 1).",
-            reproduce=lift(_no_keepdims),
+            reproduce=lift(lambda w, g: w * (g - np.sum(w * g, axis=-1))),
             error=BROADCAST_ERROR,
         ),
     )
@@ -123,7 +95,7 @@ SOFTMAX_BACKWARD_MISTAKES = (
         "You return grad_weights unchanged: that is the gradient with respect to the weights. "
         "The exercise asks for the gradient with respect to the scores, one step further back "
         "through the softmax.",
-        reproduce=_returns_input,
+        reproduce=lambda w, g: g,
     ),
 )
 
