@@ -39,7 +39,6 @@ from course_utils.checks._result import CORRECT, NOT_ATTEMPTED, WRONG, CheckResu
 TOPICS = ("row", "qkv", "masks", "heads", "reading", "learned", "scale")
 
 
-
 def _export_topics():
     """Import every topic module; export its public names and every registered checker."""
     exported = []

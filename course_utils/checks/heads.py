@@ -38,7 +38,6 @@ def _error_on_a_batch(ndim):
     return predicate
 
 
-
 def _split(x, num_heads, how="ok"):
     """(..., T, d_model) -> (..., h, T, d_head), correctly or as a known mistake does it.
 
@@ -135,14 +134,10 @@ def _mha(x, w_q, w_k, w_v, w_o, num_heads, mask=None, *, split="ok", merge="ok",
                 parts.append(head_i @ w_o[:d, :])  # (..., T, d_model)
             else:
                 parts.append(head_i @ w_o[cols, :])  # (..., T, d_model)
-        if out == "block diagonal":
-            output = np.concatenate(parts, axis=-1)
-        elif out == "averaged":
-            output = sum(parts) / h
-        elif out == "concatenated":
-            output = np.concatenate(parts, axis=-1)  # (..., T, h * d_model)
-        else:  # "first rows"
-            output = sum(parts)
+        if out in ("block diagonal", "concatenated"):
+            output = np.concatenate(parts, axis=-1)  # (..., T, d_model) or (..., T, h * d_model)
+        else:  # "averaged" or "first rows"
+            output = sum(parts) / (h if out == "averaged" else 1)
     else:  # pragma: no cover
         raise ValueError(out)
     weights_out = w if weights == "per head" else w.mean(axis=-3)
