@@ -32,20 +32,12 @@ class Problem:
 
 
 def find_problem(got, expected, *, name, output_names=None, rtol=RTOL, atol=ATOL):
-    """First problem of ``got`` against ``expected``, or None if they agree.
+    """First problem of ``got`` (what the learner's function returned) against ``expected``, or None if
+    they agree.
 
-    Parameters
-    ----------
-    got : object
-        What the learner's function returned.
-    expected : ndarray or tuple of ndarray
-        The reference output. A tuple means the function must return that many things.
-    name : str
-        The function's name, used in sentences ("softmax returned None").
-    output_names : sequence of str, optional
-        Names of the items of a tuple output, e.g. ("output", "weights").
-    rtol, atol : float
-        Tolerances of ``np.allclose``.
+    ``expected`` is an ndarray, or a tuple of them when the function must return that many things
+    (named by ``output_names``, e.g. ("output", "weights")); ``name`` is the function's name in sentences
+    ("softmax returned None"); ``rtol`` and ``atol`` are the tolerances of ``np.allclose``.
     """
     if got is None:
         return Problem("none", f"{name} returned None.")

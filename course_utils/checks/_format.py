@@ -7,24 +7,14 @@ _LABEL_WIDTH = 10      # "expected: " is 10 characters
 
 
 def fmt_array(a):
-    """Format an array with fixed precision and comma separators, like a Python list.
+    """Format an array of numbers (any shape) with fixed precision and comma separators, like a Python
+    list: ``[0.6652, 0.2447, 0.0900]`` or ``[1000., 999., 998.]``.
 
     Floats are shown with at most 4 decimals, all entries with the same number of decimals
     (``0.6652``, ``0.0900``; ``0.5``; ``1000.`` when every entry is a whole number), in
     scientific notation when they are huge; nan and inf as such.
-    Columns of 2-D and larger arrays are aligned; long arrays are summarised with ``...``.
-
-    Parameters
-    ----------
-    a : array_like
-        Numbers to show (any shape).
-
-    Returns
-    -------
-    str
-        For example ``[0.6652, 0.2447, 0.0900]`` or ``[1000., 999., 998.]``. Lines after the
-        first are aligned for a text starting at column 0; use ``indent_after_first`` to
-        place it elsewhere.
+    Columns of 2-D and larger arrays are aligned, for a text starting at column 0 (use
+    ``indent_after_first`` to place it elsewhere); long arrays are summarised with ``...``.
     """
     a = np.asarray(a)
     if a.dtype.kind == "f":

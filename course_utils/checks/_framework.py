@@ -297,16 +297,10 @@ CHECKERS = {}
 
 
 def checker(name, *, mistakes=()):
-    """Decorator that makes ``check_<name>`` an exercise checker and registers it in ``CHECKERS``.
+    """Decorator that makes the function ``check_<name>`` an exercise checker and registers it in
+    ``CHECKERS`` with ``mistakes``, the known mistakes it names (tests and tools read them from there).
 
     Any unexpected error inside the checker becomes a short message instead of a traceback.
-
-    Parameters
-    ----------
-    name : str
-        The exercise's name; the decorated function must be called ``check_<name>``.
-    mistakes : tuple of KnownMistake
-        The mistakes it names (for the registry: tests and tools read them from there).
     """
 
     def decorate(check):
@@ -423,10 +417,6 @@ def run_check(
         the report says which, kindly.
     time_limit : float or None
         Seconds per call (see ``_calls.call_learner``).
-
-    Returns
-    -------
-    CheckResult
     """
     try:
         with np.errstate(all="ignore"):  # comparing nan/inf outputs must not warn or raise

@@ -35,11 +35,7 @@ def _sqrt_d(q):
 
 
 def _matmul_error_on_line(pattern):
-    """Predicate: a matrix-product shape error raised on a learner's line matching ``pattern``.
-
-    Several products can refuse their shapes in one function (W @ X, Q @ K); the line the
-    learner wrote tells which one did.
-    """
+    """Predicate: a matrix-product shape error raised on a learner's line matching ``pattern`` (see ``error_on_line``)."""
     return error_on_line(pattern, "matmul", "not aligned", "mismatch in its core dimension", error_type=ValueError)
 
 
