@@ -46,14 +46,6 @@ def read_mask(value, additive_style=False):
     )
 
 
-def _is_additive(value):
-    try:
-        arr = np.asarray(value)
-    except Exception:
-        return False
-    return arr.dtype.kind == "f" and bool(np.isneginf(arr).any()) and bool((np.isneginf(arr) | (arr == 0)).all())
-
-
 def fmt_mask(value):
     """A mask shown as 0/1 with the note saying what 1 means; other values as usual."""
     try:
@@ -83,7 +75,7 @@ class MaskComparison(Comparison):
 
     def for_run(self, values):
         """The comparison for this learner: additive style when one answer is a 0/-inf float mask."""
-        return MaskComparison(self.bool_example, any(_is_additive(v) for v in values))
+        return MaskComparison(self.bool_example, any(read_mask(v)[1] == "additive" for v in values))
 
     def read(self, value):
         return read_mask(value, self.additive_style)
