@@ -96,7 +96,7 @@ def _array_problem(got, expected, item, rtol, atol, name):
         kinds = [kind for kind, found in (("inf", np.isinf(nonfinite).any()), ("nan", np.isnan(nonfinite).any())) if found]
         return Problem(
             "nonfinite",
-            f"{_cap(what)} contains {' and '.join(kinds)} at {bad.sum()} of {arr.size} position(s) "
+            f"Its {item} contains {' and '.join(kinds)} at {bad.sum()} of {arr.size} position(s) "
             f"(nan means 'not a number').",
         )
     if not np.allclose(arr, expected, rtol=rtol, atol=atol, equal_nan=True):
@@ -145,10 +145,6 @@ def outputs_match(got, reproduced, rtol=RTOL, atol=ATOL):
 def _holds_arrays(seq):
     """True for a list/tuple holding arrays (e.g. (output, weights)), not plain numbers."""
     return any(isinstance(v, np.ndarray) and v.ndim > 0 for v in seq)
-
-
-def _cap(text):
-    return text[:1].upper() + text[1:]
 
 
 class Comparison:

@@ -1,11 +1,8 @@
 """Checkers for notebook 04 (multi-head attention): split_heads, merge_heads and a complete
 multi_head_attention with an optional mask shared by every head.
 
-The mistakes they recognise are the ones that keep the shapes right and scramble the numbers
-(a reshape without its transpose, a transpose of the wrong axes), the ones that forget a step
-(the output projection W_O), misplace it (W_O applied per head) or get the per-head details
-wrong (scaling by sqrt(d_model) instead of sqrt(d_head), softmax over the wrong axis, a mask
-without a heads axis), and code that works for one sequence but not for a batch.
+Many of the mistakes they recognise keep the shapes right and scramble the numbers (a reshape without
+its transpose), or work for one sequence but not for a batch.
 """
 import numpy as np
 

@@ -117,10 +117,6 @@ def check_softmax_backward(softmax_backward):
 
 
 # ================================================================ grad_scores
-def _gs(w, v, g):
-    return w, g @ v.T
-
-
 _GS_CASES = (
     Case("two rows, two keys", (np.array([[0.75, 0.25], [0.5, 0.5]]),
                                 np.array([[1.0, 0.0, 2.0], [0.0, 1.0, -1.0]]),
@@ -155,7 +151,7 @@ GRAD_SCORES_MISTAKES = (
         ),
         error=MATMUL_ERROR,
     ),
-) + _softmax_backward_mistakes(_gs)
+) + _softmax_backward_mistakes(lambda w, v, g: (w, g @ v.T))  # (weights, grad_weights)
 
 
 @checker("grad_scores", mistakes=GRAD_SCORES_MISTAKES)

@@ -138,14 +138,9 @@ _PADDING_CASES = (
 )
 
 
-def _positions(lengths, T):
-    return np.arange(T)[None, :], np.asarray(lengths)[:, None]  # (1, T), (B, 1)
-
-
 def _pad_compare(op):
     def buggy(lengths, T):
-        t, n = _positions(lengths, T)
-        return op(t, n)  # (B, T)
+        return op(np.arange(T)[None, :], np.asarray(lengths)[:, None])  # (1, T) against (B, 1) -> (B, T)
 
     return buggy
 

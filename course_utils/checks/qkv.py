@@ -130,11 +130,6 @@ def _what_you_wrote(got, sizes):
     return f" You wrote ({', '.join(names[n] for n in got)}{',' if len(got) == 1 else ''})."
 
 
-def _sizes_text(sizes):
-    T, d_model, d_k, d_v = sizes
-    return f"T={T}, d_model={d_model}, d_k={d_k}, d_v={d_v}"
-
-
 class _ShapeTable(Comparison):
     """Judges the shape table: a dict with one shape (a tuple of ints) per name of SHAPE_NAMES."""
 
@@ -198,7 +193,7 @@ def check_shapes(shapes):
     name of ``SHAPE_NAMES``, each a tuple of ints such as ``(T, d_k)``. Every size differs in the first case."""
     result = run_check(
         shapes, name="shapes", reference=reference_shapes,
-        cases=tuple(Case(_sizes_text(sizes), sizes) for sizes in _SHAPE_CASES),
+        cases=tuple(Case("T={}, d_model={}, d_k={}, d_v={}".format(*sizes), sizes) for sizes in _SHAPE_CASES),
         arg_names=("T", "d_model", "d_k", "d_v"), hints=_SHAPES_HINTS, compare=_ShapeTable(),
     )
     if result:
@@ -552,7 +547,6 @@ _SELF_ATTENTION_HINTS = {
 
 
 def _reference_self_attention(x, w_q, w_k, w_v):
-
     return cu.scaled_dot_product_attention(x @ w_q, x @ w_k, x @ w_v)
 
 

@@ -271,10 +271,6 @@ def _diffs(scores, values):
     return output - without  # (T, d_v)
 
 
-def _weights_times_lengths(scores, values):
-    return course_softmax(np.asarray(scores, dtype=float)) * np.linalg.norm(values, axis=-1)
-
-
 _REMOVAL_CASES = (
     Case("two keys", (_w(1.0, 0.0), _w([1.0, 0.0], [0.0, 2.0]))),
     Case("notebook 01's row", (ARTICLE_SCORES.copy(), ARTICLE_VALUES.copy())),
@@ -293,7 +289,7 @@ REMOVAL_EFFECTS_MISTAKES = (
         "Removing a key means masking its *score* (-inf) before the softmax, so the remaining weights "
         "are renormalised to sum to one again; then recompute the output and take the norm of the "
         "change.",
-        reproduce=_weights_times_lengths,
+        reproduce=lambda s, v: course_softmax(np.asarray(s, dtype=float)) * np.linalg.norm(v, axis=-1),
     ),
     KnownMistake(
         "weight as effect",
