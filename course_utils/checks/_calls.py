@@ -66,21 +66,13 @@ class Call:
 
 
 def call_learner(fn, args, *, time_limit=TIME_LIMIT, watch=()):
-    """Run ``fn(*copies of args)``; catch any error and the numpy warnings it triggers.
+    """Run the learner's ``fn(*deep copies of args)`` (``Call.args_after`` shows the copies after the call);
+    catch any error and the numpy warnings it triggers.
 
-    Parameters
-    ----------
-    fn : callable
-        The learner's function.
-    args : tuple
-        Its arguments; it receives deep copies (``Call.args_after`` shows them after the call).
-    time_limit : float or None
-        Seconds after which the call is stopped (``Call.timed_out``). Enforced with a timer
-        signal where one is available (POSIX, main thread); elsewhere the call runs to its end.
-    watch : dict, optional
-        ``{code object: name}`` of functions whose calls to report in ``Call.called``.
-
-    KeyboardInterrupt is not caught, so the learner can still stop a function that hangs.
+    The call is stopped after ``time_limit`` seconds (``Call.timed_out``) where a timer signal is available
+    (POSIX, main thread); elsewhere it runs to its end. ``watch`` is ``{code object: name}`` of functions whose
+    calls to report in ``Call.called``. KeyboardInterrupt is not caught, so the learner can still stop a
+    function that hangs.
     """
     learner_args = copy.deepcopy(tuple(args))
     value, error, timed_out = None, None, False

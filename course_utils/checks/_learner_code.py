@@ -1,14 +1,7 @@
-"""Pieces of code as learners write them, shared by the checkers' buggy versions and cases.
-
-- softmaxes: ``course_softmax`` (the reference, ``cu.softmax``: zeros for an all -inf row),
-  ``shifted_softmax`` (the max shift, as notebook 01 teaches it: nan for an all -inf row),
-  ``naive_softmax`` (exp / sum: overflows on large scores, nan for an all -inf row) and
-  ``naive_softmax_empty_rows_zero`` (exp / sum, an all -inf row set to zeros); ``SOFTMAXES`` names them;
-- the two numpy errors most mistakes raise: ``MATMUL_ERROR`` (a matrix product refusing its shapes)
-  and ``BROADCAST_ERROR`` (an elementwise operation refusing its shapes), as ``KnownMistake.error``
-  predicates;
-- seeded case inputs that read well in a checker's message: ``rounded_normal``, ``small_ints``;
-- the one mistake every attention exercise shares: ``swapped_outputs``.
+"""Pieces of code as learners write them, shared by the checkers' buggy versions and cases: the softmaxes
+learners write (``SOFTMAXES`` names them), the two numpy shape errors most mistakes raise (``MATMUL_ERROR``,
+``BROADCAST_ERROR``, as ``KnownMistake.error`` predicates), seeded case inputs that read well in a checker's
+message, and the "swapped outputs" mistake every attention exercise shares.
 """
 import numpy as np
 

@@ -2,10 +2,8 @@
 diagnostic exercise "find the buggy mask" (with the candidate masks it shows).
 
 Masks follow PyTorch's ``scaled_dot_product_attention``: boolean, True = the query may attend to
-the key. Every checker here runs on the framework's ``run_check``; the two mask checkers judge
-True/False patterns with ``MaskComparison`` (a 0/1 or additive mask with the right pattern is
-reported for its dtype), and the diagnostic exercise judges a dict of labels with
-``ChoiceAnswers``, whose answer key stays inside this module.
+the key. The two mask checkers judge True/False patterns with ``MaskComparison``, and the diagnostic
+exercise judges a dict of labels with ``ChoiceAnswers``, whose answer key stays inside this module.
 """
 from dataclasses import dataclass
 
