@@ -6,10 +6,9 @@ import numpy as np
 from course_utils.checks._format import (
     describe,
     field,
-    fmt_array,
+    fmt_mask,
     fmt_named,
     fmt_value,
-    indent_after_first,
     number_word,
     plural,
 )
@@ -194,15 +193,7 @@ class Comparison:
 
     def fmt_inputs(self, arg_names, args):
         """The inputs, one per line; a boolean array (a mask) reads as 0/1 with a note."""
-        lines = []
-        for name, value in zip(arg_names, args):
-            prefix = f"{name} = "
-            if isinstance(value, np.ndarray) and value.dtype.kind == "b" and value.ndim:
-                text = fmt_array(value.astype(int)) + f"  {BOOL_NOTE}"
-            else:
-                text = fmt_value(value)
-            lines.append(prefix + indent_after_first(text, len(prefix)))
-        return "\n".join(lines)
+        return fmt_named(arg_names, args, fmt=lambda v: fmt_mask(v) if isinstance(v, np.ndarray) else fmt_value(v))
 
     def hint(self, kind, got, expected, args):
         return None
@@ -212,7 +203,3 @@ class Comparison:
 
     def correct_text(self, total, values):
         return None
-
-
-#: How a boolean mask is shown as 0/1.
-BOOL_NOTE = "(1 = True = may attend, 0 = False = blocked)"

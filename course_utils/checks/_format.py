@@ -123,6 +123,21 @@ def fmt_value(v):
     return _short_repr(v)
 
 
+#: How a boolean mask is shown as 0/1.
+BOOL_NOTE = "(1 = True = may attend, 0 = False = blocked)"
+
+
+def fmt_mask(value):
+    """A mask shown as 0/1 with the note saying what 1 means; other values as usual."""
+    try:
+        arr = np.asarray(value)
+    except Exception:
+        return fmt_value(value)
+    if arr.dtype.kind == "b":
+        return f"{fmt_array(arr.astype(int))}  {BOOL_NOTE}" if arr.ndim else fmt_value(bool(arr))
+    return fmt_value(value)
+
+
 def describe(v):
     """A few words saying what v is, e.g. 'a single array of shape (2,)' or 'None'."""
     if v is None:
@@ -147,12 +162,12 @@ def field(label, text, indent=2):
     return head + indent_after_first(str(text), len(head))
 
 
-def fmt_named(names, values):
-    """Format several named values, one per line: ``output = [..]`` / ``weights = [..]``."""
+def fmt_named(names, values, fmt=fmt_value):
+    """Format several named values, one per line: ``output = [..]`` / ``weights = [..]`` (each by ``fmt``)."""
     lines = []
     for name, value in zip(names, values):
         prefix = f"{name} = "
-        lines.append(prefix + indent_after_first(fmt_value(value), len(prefix)))
+        lines.append(prefix + indent_after_first(fmt(value), len(prefix)))
     return "\n".join(lines)
 
 

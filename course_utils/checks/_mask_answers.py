@@ -10,8 +10,8 @@ the dtype is added to any hint.
 """
 import numpy as np
 
-from course_utils.checks._compare import BOOL_NOTE, Comparison, Problem
-from course_utils.checks._format import describe, field, fmt_array, fmt_value
+from course_utils.checks._compare import Comparison, Problem
+from course_utils.checks._format import describe, field, fmt_mask
 
 __all__ = ["MaskComparison", "read_mask"]
 
@@ -44,17 +44,6 @@ def read_mask(value, additive_style=False):
         f"returned an array of dtype {arr.dtype} holding numbers other than 0 and 1, not a mask of "
         "True/False values."
     )
-
-
-def fmt_mask(value):
-    """A mask shown as 0/1 with the note saying what 1 means; other values as usual."""
-    try:
-        arr = np.asarray(value)
-    except Exception:
-        return fmt_value(value)
-    if arr.dtype.kind == "b":
-        return f"{fmt_array(arr.astype(int))}  {BOOL_NOTE}" if arr.ndim else fmt_value(bool(arr))
-    return fmt_value(value)
 
 
 class MaskComparison(Comparison):
