@@ -43,19 +43,10 @@ def find_problem(got, expected, *, name, output_names=None, rtol=RTOL, atol=ATOL
     if isinstance(expected, tuple):
         n = len(expected)
         names = tuple(output_names or (f"item {i}" for i in range(n)))
-        together = ", ".join(names)
-        if not isinstance(got, (tuple, list)):
-            return Problem(
-                "structure",
-                f"{name} should return {number_word(n)}, ({together}), "
-                f"but it returned {describe(got)}.",
-            )
-        if len(got) != n:
-            return Problem(
-                "structure",
-                f"{name} should return {number_word(n)}, ({together}), "
-                f"but it returned {plural(len(got), 'item')}.",
-            )
+        if not isinstance(got, (tuple, list)) or len(got) != n:
+            returned = plural(len(got), "item") if isinstance(got, (tuple, list)) else describe(got)
+            return Problem("structure", f"{name} should return {number_word(n)}, ({', '.join(names)}), "
+                                        f"but it returned {returned}.")
         for item_name, g, e in zip(names, got, expected):
             problem = _array_problem(g, e, item_name, rtol, atol, name)
             if problem is not None:

@@ -47,13 +47,8 @@ def read_mask(value, additive_style=False):
 
 
 class MaskComparison(Comparison):
-    """Compare True/False patterns; see the module docstring.
-
-    Parameters
-    ----------
-    bool_example : str
-        How to build the mask as bool, in backticks, for the dtype remark.
-    """
+    """Compare True/False patterns (see the module docstring); ``bool_example`` is how to build the mask
+    as bool, in backticks, for the dtype remark."""
 
     deferred_kinds = ("dtype",)
 
