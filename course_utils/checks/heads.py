@@ -12,9 +12,6 @@ from course_utils.checks._learner_code import MATMUL_ERROR, course_softmax, roun
 from course_utils.lessons.data import TICKET, embed_wide, random_projections
 
 __all__ = [
-    "check_split_heads",
-    "check_merge_heads",
-    "check_multi_head_attention",
     "SPLIT_HEADS_MISTAKES",
     "MERGE_HEADS_MISTAKES",
     "MULTI_HEAD_ATTENTION_MISTAKES",

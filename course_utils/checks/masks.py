@@ -32,10 +32,6 @@ from course_utils.lessons.data import TICKET, TICKETS
 from course_utils.lessons.masking import masked_weights
 
 __all__ = [
-    "check_causal_mask",
-    "check_padding_mask",
-    "check_masked_attention",
-    "check_buggy_masks",
     "CAUSAL_MASK_MISTAKES",
     "PADDING_MASK_MISTAKES",
     "MASKED_ATTENTION_MISTAKES",

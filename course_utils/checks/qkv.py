@@ -18,10 +18,6 @@ from course_utils.checks._learner_code import MATMUL_ERROR, rounded_normal, shif
 from course_utils.lessons.data import HANDMADE_W_K, HANDMADE_W_Q, HANDMADE_W_V, TICKET, embed
 
 __all__ = [
-    "check_shapes",
-    "check_project",
-    "check_scaled_scores",
-    "check_self_attention",
     "SHAPE_NAMES",
     "PROJECT_MISTAKES",
     "SCALED_SCORES_MISTAKES",

@@ -29,10 +29,6 @@ from course_utils.lessons.data import (
 )
 
 __all__ = [
-    "check_plot_diagnoses",
-    "check_contributions",
-    "check_removal_effects",
-    "check_capstone_layer",
     "DIAGNOSES",
     "PLOT_MYSTERIES",
     "PlotMystery",

@@ -18,7 +18,7 @@ from course_utils.checks._framework import (
     run_check,
 )
 
-__all__ = ["check_online_update", "ONLINE_UPDATE_MISTAKES"]
+__all__ = ["ONLINE_UPDATE_MISTAKES"]
 
 _NEG_INF = float("-inf")
 _V2 = np.array([[1.0, 0.0], [0.0, 2.0]])
