@@ -1,10 +1,8 @@
 """Exercise checkers: ``check_<name>(your_function)`` reports not attempted / wrong / correct.
 
-Each checker runs the learner's function on copies of a few inputs, smallest first, every one of
-them (each under a time limit, its printed output kept), and returns a ``CheckResult`` that prints
-as plain text and shows as a coloured box in Jupyter. A failure shows the smallest failing case with
-expected and got; its hint names a known mistake only when that mistake explains the learner's
-result on every case, else it is the exercise's generic hint, which says so.
+Each checker runs the learner's function on copies of a few inputs and returns a ``CheckResult`` that
+prints as plain text and shows as a coloured box in Jupyter; how it runs them, reports a failure and
+names a known mistake only when that mistake explains every case is told once, in ``_framework``.
 
 One module per notebook topic (the same names as ``course_utils.widgets``): ``row`` (01), ``qkv``
 (02), ``masks`` (03), ``heads`` (04), ``reading`` (05), ``learned`` (06), ``scale`` (07). The

@@ -8,6 +8,7 @@ reference function that would hand the learner the answer.
 """
 import contextlib
 import copy
+import functools
 import inspect
 import io
 import os
@@ -242,21 +243,16 @@ def learner_line(exc):
     return None
 
 
-_LIBRARY_DIRS = None
-
-
+@functools.cache
 def _library_dirs():
-    global _LIBRARY_DIRS
-    if _LIBRARY_DIRS is None:
-        import course_utils
+    import course_utils
 
-        dirs = {os.path.dirname(np.__file__), os.path.dirname(course_utils.__file__)}
-        paths = sysconfig.get_paths()
-        for key in ("stdlib", "platstdlib", "purelib", "platlib"):
-            if paths.get(key):
-                dirs.add(paths[key])
-        _LIBRARY_DIRS = tuple(os.path.realpath(d) + os.sep for d in dirs)
-    return _LIBRARY_DIRS
+    dirs = {os.path.dirname(np.__file__), os.path.dirname(course_utils.__file__)}
+    paths = sysconfig.get_paths()
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        if paths.get(key):
+            dirs.add(paths[key])
+    return tuple(os.path.realpath(d) + os.sep for d in dirs)
 
 
 def changed_args(before, after, names):
