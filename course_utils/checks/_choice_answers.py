@@ -18,34 +18,20 @@ __all__ = ["ChoiceAnswers"]
 class ChoiceAnswers(Comparison):
     """Judge a dict answer entry by entry.
 
-    Parameters
-    ----------
-    name : str
-        The exercise's name in messages ("buggy_masks").
-    keys : sequence of str
-        The keys the dict must have, in order.
-    entry : str
-        What a key stands for ("situation", "plot").
-    example : str
-        A one-line example of a valid return statement (in backticks), shown in hints.
-    read_key : callable, optional
-        ``read_key(key) -> key``: normalises the learner's keys (e.g. "p" -> "P").
-    read_value : callable
-        ``read_value(value) -> normalised value or None`` (None: unreadable).
-    show : callable
-        ``show(normalised value) -> str``: how an answer is echoed ("you named A, C").
-    valid : str
-        What a valid value is, for the hint when one is unreadable.
-    look : callable
-        ``look(key, normalised value, right value) -> str``: where to look when an entry is wrong;
+    name : the exercise's name in messages ("buggy_masks").
+    keys : the keys (str) the dict must have, in order.
+    entry : what a key stands for ("situation", "plot").
+    example : a one-line example of a valid return statement (in backticks), shown in hints.
+    read_key : optional, ``read_key(key) -> key``: normalises the learner's keys (e.g. "p" -> "P").
+    read_value : ``read_value(value) -> normalised value or None`` (None: unreadable).
+    show : ``show(normalised value) -> str``: how an answer is echoed ("you named A, C").
+    valid : what a valid value is, for the hint when one is unreadable.
+    look : ``look(key, normalised value, right value) -> str``: where to look when an entry is wrong;
         or a list of (label, text) pairs, one hint line each.
-    why : callable
-        ``why(key) -> str``: the explanation of an entry, shown once everything is right; or a
+    why : ``why(key) -> str``: the explanation of an entry, shown once everything is right; or a
         list of (label, text) pairs, one report line each.
-    rule : str, optional
-        A sentence put before the looks in the hint.
-    key_word : str
-        What an unexpected key is called in messages ("key", "label").
+    rule : optional, a sentence put before the looks in the hint.
+    key_word : what an unexpected key is called in messages ("key", "label").
     """
 
     def __init__(self, *, name, keys, entry, example, read_value, show, valid, look, why,
