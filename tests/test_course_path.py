@@ -87,7 +87,8 @@ def test_every_setup_cell_puts_the_course_folder_first(path):
     position = lines.index(COURSE_PATH_LINES[0])
     assert tuple(lines[position:position + 2]) == COURSE_PATH_LINES, f"{path.name}: the course-folder lines differ"
     imports_before = [line for line in lines[:position] if line.strip()]
-    assert set(imports_before) <= {"import importlib.util", "import os", "import sys", "from pathlib import Path"}, \
+    assert set(imports_before) <= {"import importlib.util", "import marshal", "import os", "import sys",
+                                   "from pathlib import Path"}, \
         imports_before
     assert not any("course_utils" in line for line in lines[:position])
 

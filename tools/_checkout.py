@@ -4,6 +4,9 @@ Every tool in this folder is run by its path (``python tools/build.py``, as the 
 Python puts this folder, not the checkout, on ``sys.path``. Importing this module puts the checkout first, so that
 a tool imports this checkout's own ``course_utils`` whether or not it is installed (a JupyterHub's environment
 has no course_utils installed; the notebooks' first cell does the same), and gives the tools one ``REPO_ROOT``.
+It also deletes any compiled file of course_utils that was cut short (a disk that filled while Python wrote it:
+every import then fails with "marshal data too short" until it is gone); Python compiles that module again. The
+notebooks' first cell does the same.
 
 ``doctor()`` loads course_utils/doctor.py by its path, without the course_utils package (whose import needs numpy):
 the tools that must run with any Python, a broken environment included (``doctor.py``, ``clean_env.py``), use it.
@@ -13,6 +16,7 @@ tool stops at once with one sentence naming the Python to run it with, instead o
 """
 import functools
 import importlib.util
+import marshal
 import os
 import sys
 from pathlib import Path
@@ -21,6 +25,23 @@ REPO_ROOT = Path(__file__).resolve().parent.parent  # tools/_checkout.py -> the 
 
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
+
+
+def drop_cut_bytecode(package=REPO_ROOT / "course_utils") -> list:
+    """Delete the compiled files under ``package`` whose code does not load (cut short); returns their paths."""
+    dropped = []
+    for cached in package.glob("**/__pycache__/*.pyc"):
+        try:
+            marshal.loads(cached.read_bytes()[16:])  # the code after the 16-byte header, whole or not
+        except (EOFError, ValueError, TypeError):
+            cached.unlink(missing_ok=True)
+            dropped.append(cached)
+        except OSError:  # unreadable: Python will say so itself when it imports the module
+            pass
+    return dropped
+
+
+drop_cut_bytecode()
 
 
 @functools.lru_cache(maxsize=None)
