@@ -139,7 +139,7 @@ hub-link:
 # per-question rates before and after, the misconception to address, the class's normalised gain, one figure.
 .PHONY: inventory-report
 inventory-report: $(STAMP)
-	$(PY) tools/inventory_report.py $(FILES)
+	$(PY) tools/inventory_report.py --names $(call quote,$(FILES))
 
 # LOCK_ARGS=--keep: re-resolve keeping every version the locks hold today (after editing requirements*.in).
 lock:

@@ -111,3 +111,56 @@ def test_no_answer_file_is_an_error(tmp_path, capsys):
     assert report_tool.main([str(tmp_path / "missing")]) == 2
     captured = capsys.readouterr()
     assert "no such file or folder" in captured.out and "No answer file" in captured.err
+
+
+# ---------------------------------------------------------------------------------------------
+# Hostile or broken files in the room's folder (issue 25): one bad file never costs the room's report
+# ---------------------------------------------------------------------------------------------
+
+
+def test_deep_nesting_a_fifo_and_a_huge_file_are_skipped_by_name(room, tmp_path):
+    """The report: one deeply nested file (RecursionError) lost the whole report, and a FIFO named *.json hung it.
+    Run as a command with a time limit, so a hang fails instead of stopping the tests."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    bad = {"nested.json": "[" * 200_000 + "]" * 200_000, "huge.json": " " * (inv.MAX_FILE_BYTES + 1)}
+    for name, text in bad.items():
+        (room / name).write_text(text)
+    os.mkfifo(room / "pipe.json")
+    tool = Path(__file__).resolve().parents[1] / "tools" / "inventory_report.py"
+    done = subprocess.run([sys.executable, str(tool), str(room), "--figure", str(tmp_path / "f.png")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    for name, why in (("nested.json", "nested too deeply"), ("huge.json", "more than an answer file holds"),
+                      ("pipe.json", "not a regular file")):
+        assert any(name in line and why in line for line in done.stdout.splitlines()), (name, done.stdout)
+    class_gain, _, _, _ = expected_gains()
+    assert f"<g> = (<post> - <pre>) / (100 - <pre>) = {class_gain:.2f}" in done.stdout  # the room's report, whole
+
+
+def test_make_passes_files_as_names_never_as_shell(tmp_path):
+    """The report: FILES reached the shell unquoted (FILES='x; touch f' ran `touch f`). Now make's command line is
+    run as make runs it, with a FILES holding a command, a quoted name with a space, and a real folder."""
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    made = tmp_path / "made-by-the-shell"
+    folder = tmp_path / "my answers"
+    folder.mkdir()
+    files = f"x; touch {made} '{folder}'"
+    lines = subprocess.run(["make", "-n", "--no-print-directory", "inventory-report", f"FILES={files}"], cwd=root,
+                           capture_output=True, text=True).stdout  # the environment's lines, if any, are not run
+    (command,) = [line for line in lines.splitlines() if "inventory_report.py" in line]
+    done = subprocess.run(["sh", "-c", command.replace("tools/inventory_report.py", "tools/inventory_report.py "
+                                                       f"--figure {tmp_path / 'f.png'}")],
+                          cwd=root, capture_output=True, text=True, timeout=120)
+    assert not made.exists(), "the shell ran a command from FILES"
+    assert "x;: no such file or folder" in done.stdout + done.stderr
+    assert "touch: no such file or folder" in done.stdout + done.stderr
+    assert "No answer file was read" in done.stderr  # the folder was read as one name (it is empty)
+    assert f"{folder}: no such file" not in done.stdout + done.stderr

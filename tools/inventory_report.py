@@ -21,6 +21,7 @@ Nothing here sends or fetches anything.
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
@@ -265,12 +266,21 @@ def main(argv=None):
     parser = argparse.ArgumentParser(
         prog="python tools/inventory_report.py",
         description="Per-item rates, misconceptions and normalised gain from the concept inventory's answer files.")
-    parser.add_argument("files", nargs="+", metavar="FILE_OR_FOLDER",
+    parser.add_argument("files", nargs="*", metavar="FILE_OR_FOLDER",
                         help="answer files (inventory/*.json) or folders holding them")
+    parser.add_argument("--names", default="", metavar="TEXT",
+                        help="more of them in one text, split as a shell splits words (quotes keep a name with "
+                             "spaces) and never run: make's FILES=... arrives here")
     parser.add_argument("--figure", default="inventory-report.png",
                         help="where to write the figure (PNG; default: %(default)s)")
     args = parser.parse_args(argv)
-    records, skipped = collect(args.files)
+    try:
+        files = args.files + shlex.split(args.names)
+    except ValueError as err:  # an unclosed quote
+        parser.error(f"--names: {err}")
+    if not files:
+        parser.error("give the answer files, or their folder (make inventory-report FILES=handed-in/)")
+    records, skipped = collect(files)
     report = make_report(records, skipped)
     for line in report_lines(report):
         print(line)

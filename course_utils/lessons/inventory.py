@@ -340,6 +340,10 @@ def save(record, folder=None):
     return write_new(folder, f"{_slug(record['nickname'])}.{record['attempt']}", stamp, ".json", data)
 
 
+#: An answer file is about 3 kB; anything over this is not one (and is not read into memory).
+MAX_FILE_BYTES = 1_000_000
+
+
 class InventoryFileError(ValueError):
     """A file that is not a readable answer file of this inventory; the message names the file and why."""
 
@@ -349,10 +353,17 @@ def read_record(path):
     recomputed (never trusted from the file); InventoryFileError for anything that is not such a file."""
 
     path = Path(path)
+    if not path.is_file():  # a folder, a FIFO (reading one waits for a writer for ever), a device
+        raise InventoryFileError(f"{path}: not a regular file")
+    if path.stat().st_size > MAX_FILE_BYTES:
+        raise InventoryFileError(f"{path}: {path.stat().st_size:,} bytes, more than an answer file holds "
+                                 f"(at most {MAX_FILE_BYTES:,})")
     try:
         record = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
         raise InventoryFileError(f"{path}: not a readable JSON file ({err})") from None
+    except RecursionError:  # brackets nested thousands deep
+        raise InventoryFileError(f"{path}: not an answer file (nested too deeply to read)") from None
     if not isinstance(record, dict) or record.get("format") != FORMAT:
         raise InventoryFileError(f"{path}: not an answer file of the concept inventory (format {FORMAT!r})")
     if record.get("version") != VERSION:
