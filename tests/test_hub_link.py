@@ -104,6 +104,44 @@ def test_ssh_addresses_become_https_with_a_note(repo, url):
     assert H.clone_dir(got) == "course"
 
 
+# Issue 25's hostile values: each printed a link (credentials copied into a link for a whole class; ext:: read as
+# an SSH address). Each is refused naming the value, with what was wrong.
+@pytest.mark.parametrize("hub, why", [
+    ("https://hub.example.org/my hub", "characters"),
+    ("https://hub.example.org/\"x", "characters"),
+    ("https://hub.exa'mple.org", "characters"),
+    ("https://hub.example.org/`id`", "characters"),
+    ("https://hub.example.org/<b>", "characters"),
+    ("https://user:pass@hub.example.org", "password"),
+    ("https://token@hub.example.org", "user name"),
+    ("https://hub.example.org:99999", "port"),
+    ("https://hub.example.org:0", "port"),
+])
+def test_a_hostile_hub_address_is_refused_saying_why(hub, why):
+    with pytest.raises(H.LinkError, match="HUB=") as refused:
+        H.hub_link(hub, REPO)
+    assert why in str(refused.value)
+
+
+@pytest.mark.parametrize("repo, why", [
+    ("ext::sh -c touch% /tmp/owned", "transport helper"),
+    ("ext::ssh -o ProxyCommand=x host", "transport helper"),
+    ("https://user:token@github.com/owner/course", "password"),
+    ("https://github.com/owner/my course", "characters"),
+    ("git@github.com:owner/co`id`urse.git", "not an address"),
+])
+def test_a_hostile_repository_address_is_refused_saying_why(repo, why):
+    with pytest.raises(H.LinkError, match="REPO=") as refused:
+        H.public_repo_url(repo)
+    assert why in str(refused.value)
+
+
+def test_the_command_prints_no_link_for_a_hostile_value(capsys):
+    assert H.main(["--hub", "https://user:pass@hub.example.org", "--repo", REPO]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "pass" in err and "password" in err
+
+
 @pytest.mark.parametrize("repo", ["", "/home/me/course", "../course", "file:///home/me/course.git"])
 def test_a_local_repository_is_refused_naming_repo(repo):
     with pytest.raises(H.LinkError, match="REPO="):

@@ -38,6 +38,8 @@ NBGITPULLER_ROUTE = "hub/user-redirect/git-pull"
 
 _SCP_LIKE = re.compile(r"^(?:[\w.-]+@)?(?P<host>[\w.-]+):(?!//)(?P<path>.+)$")  # git@github.com:owner/repo.git
 _SAFE_DIR = re.compile(r"^[\w.-]+$")
+_HOST = re.compile(r"^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.?)+$|^[0-9a-fA-F:.]+$")  # a name, an IP (v4, v6)
+_URL_PATH = re.compile(r"^[\w.~%!$&'()*+,;=:@/-]*$")  # RFC 3986's path characters: no space, quote, ` or < >
 
 
 class LinkError(ValueError):
@@ -57,6 +59,7 @@ def hub_base(hub: str) -> str:
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise LinkError(f"HUB={text!r} is not a hub address: give the address learners open, e.g. "
                         "HUB=https://hub.example.org")
+    _check_address("HUB", text, parts)
     if parts.query or parts.fragment:
         raise LinkError(f"HUB={text!r} has a query or fragment: give the hub's address only, e.g. "
                         "HUB=https://hub.example.org")
@@ -64,6 +67,24 @@ def hub_base(hub: str) -> str:
     if path.endswith("/hub"):  # https://example.org/jupyter/hub -> https://example.org/jupyter
         path = path[: -len("/hub")]
     return f"{parts.scheme}://{parts.netloc}{path}"
+
+
+def _check_address(name: str, text: str, parts) -> None:
+    """Refuse what a link for a whole class must not carry: a password or token, a host or path with spaces, quotes
+    or other characters an address does not hold, a port outside 1-65535."""
+    example = "HUB=https://hub.example.org" if name == "HUB" else "REPO=https://github.com/OWNER/REPO"
+    if parts.username is not None or parts.password is not None:
+        raise LinkError(f"{name}={text!r} holds a user name or password (before '@'): every learner would get it "
+                        f"in their link; give the address without it, e.g. {example}")
+    if not _HOST.match(parts.hostname or "") or not _URL_PATH.match(parts.path):
+        raise LinkError(f"{name}={text!r} holds characters an address does not (spaces, quotes, `, <, >, ...): "
+                        f"give e.g. {example}")
+    try:
+        port = parts.port
+    except ValueError:
+        port = 0
+    if port == 0 or (port is not None and not 1 <= port <= 65535):
+        raise LinkError(f"{name}={text!r} has a port outside 1-65535: give e.g. {example}")
 
 
 def public_repo_url(repo: str) -> tuple[str, str | None]:
@@ -87,14 +108,19 @@ def public_repo_url(repo: str) -> tuple[str, str | None]:
     text = (repo or "").strip()
     if not text:
         raise LinkError("REPO is empty: give the course's public address, e.g. REPO=https://github.com/OWNER/REPO")
+    if "::" in text.split("/", 1)[0]:  # git's <transport>::<address> (ext::sh -c ... runs a command)
+        raise LinkError(f"REPO={text!r} names a git transport helper (<transport>::...), not an address: give the "
+                        "course's public address, e.g. REPO=https://github.com/OWNER/REPO")
     parts = urlsplit(text)
     if parts.scheme in ("http", "https") and parts.netloc:
+        _check_address("REPO", text, parts)
         return text, None
     if parts.scheme == "ssh" and parts.hostname:
+        _check_address("REPO", text, urlsplit(f"https://{parts.hostname}{parts.path}"))  # its user (git@) is dropped
         url = f"https://{parts.hostname}{parts.path}"
         return url, f"REPO {text} is an SSH address; the link uses {url} (a hub clones without your keys)"
     match = _SCP_LIKE.match(text)
-    if match:
+    if match and _URL_PATH.match(match["path"]):
         url = f"https://{match['host']}/{match['path'].lstrip('/')}"
         return url, f"REPO {text} is an SSH address; the link uses {url} (a hub clones without your keys)"
     raise LinkError(f"REPO={text!r} is not an address a hub can clone from (a local path or file:// URL): give "
