@@ -39,6 +39,7 @@ if sys.version_info < (3, 10):  # first: the whole file parses on Python 3.6 and
 
 import argparse  # noqa: E402 - after the version check, on purpose
 import importlib.util  # noqa: E402
+import json  # noqa: E402
 import os  # noqa: E402
 import shlex  # noqa: E402
 import subprocess  # noqa: E402
@@ -302,10 +303,38 @@ def jupyter_command(frontend: str, venv: Path, extra=(), flags=None, os_name=Non
             + [f"--ServerApp.root_dir={ROOT}"] + list(extra) + [FIRST_NOTEBOOK])
 
 
+def running_servers(venv: Path) -> list:
+    """The Jupyter servers (JupyterLab or Notebook 7) already serving this course folder, as (pid, url) pairs, from
+    ``jupyter server list --json`` of the venv (it reads the servers' runtime files and skips those whose process
+    has ended); empty when none runs or the list cannot be read."""
+    jupyter = install_env.venv_program(venv.resolve(), "jupyter")
+    try:
+        listed = subprocess.run([str(jupyter), "server", "list", "--json"], capture_output=True, text=True,
+                                timeout=60, env=_environ())
+    except (OSError, subprocess.SubprocessError):
+        return []
+    found = []
+    for line in listed.stdout.splitlines():
+        try:
+            server = json.loads(line)
+            if Path(server["root_dir"]).resolve() == ROOT:
+                found.append((server["pid"], f"{server['url']}?token={server.get('token', '')}"))
+        except (ValueError, KeyError, TypeError, OSError):
+            continue
+    return found
+
+
 def open_course(frontend: str, venv: Path, extra) -> int:
     """Start JupyterLab or Notebook 7 in the course's folder, shown first as make shows it. On Linux and macOS this
     process becomes the server (exec: Ctrl-C, signals and the exit code are the server's own); on Windows it
     waits for the server."""
+    running = running_servers(venv)
+    if running:
+        pid, url = running[0]
+        _say(f"A Jupyter server is already running for this course folder (process {pid}): open {url}\n"
+             "A second one would save the same notebooks over the first one's. To start afresh, stop that one first "
+             f"(Ctrl-C twice in its terminal, or `kill {pid}`), then run this again.")
+        return 1
     compile_pending(venv)
     command = jupyter_command(frontend, venv, extra)
     _say(_display(command))
