@@ -17,7 +17,7 @@ import numbers
 
 import numpy as np
 
-from course_utils._validate import as_mask, as_scale, check_qkv, check_scores_finite
+from course_utils._validate import as_float_array, as_mask, as_scale, check_qkv, check_scores_finite
 from course_utils.attention import apply_mask
 
 __all__ = ["blockwise_attention", "online_softmax_update", "DEFAULT_BLOCK_SIZE"]
@@ -73,10 +73,23 @@ def online_softmax_update(m, l, o, scores_block, v_block):
         While every score seen is ``-inf`` (a row with no permitted key yet), the shift used is 0,
         so no ``exp(-inf - -inf) = NaN`` appears and ``l`` stays 0.
 
+    Raises
+    ------
+    ValueError
+        If an argument holds NaN (or +inf, where only ``m`` and ``scores_block`` may hold -inf), ``l`` is negative,
+        or the shapes do not fit together as above (the message names the arguments and their shapes).
+    TypeError
+        If an argument does not hold real numbers.
+
     Notes
     -----
     The final output of a row is ``o / l`` (zeros where ``l == 0``, a row with no permitted key).
     """
+    return _online_softmax_update(*_check_update(m, l, o, scores_block, v_block))
+
+
+def _online_softmax_update(m, l, o, scores_block, v_block):
+    """:func:`online_softmax_update` without its checks: the inner loop of blockwise_attention, on arrays it made."""
     m_new = np.maximum(m, np.max(scores_block, axis=-1, keepdims=True))  # (..., 1)
     shift = np.where(np.isneginf(m_new), 0.0, m_new).astype(m_new.dtype, copy=False)  # (..., 1)
     with np.errstate(under="ignore", over="ignore"):
@@ -85,6 +98,25 @@ def online_softmax_update(m, l, o, scores_block, v_block):
     l_new = rescale * l + np.sum(p, axis=-1, keepdims=True)  # (..., 1)
     o_new = rescale * o + p @ v_block  # (..., d_v): (..., B) @ (..., B, d_v)
     return m_new, l_new, o_new
+
+
+def _check_update(m, l, o, scores_block, v_block):
+    """online_softmax_update's arguments as float arrays, or the error that names the one at fault."""
+    m = as_float_array(m, "m", neginf_ok=True)
+    l = as_float_array(l, "l")
+    o = as_float_array(o, "o")
+    scores_block = as_float_array(scores_block, "scores_block", neginf_ok=True)
+    v_block = as_float_array(v_block, "v_block")
+    shapes = f"(m {m.shape}, l {l.shape}, o {o.shape}, scores_block {scores_block.shape}, v_block {v_block.shape})"
+    if m.ndim == 0 or m.shape[-1] != 1 or l.shape != m.shape:
+        raise ValueError(f"m and l must both have shape (..., 1), one running value per query row; got {shapes}")
+    if (l < 0).any():
+        raise ValueError(f"l is a sum of exponentials, never negative; got {l.min()} {shapes}")
+    if o.shape[:-1] != m.shape[:-1] or scores_block.shape[:-1] != m.shape[:-1]:
+        raise ValueError(f"o (..., d_v) and scores_block (..., B) must have the query rows of m (..., 1); got {shapes}")
+    if v_block.ndim < 2 or v_block.shape[-2] != scores_block.shape[-1] or v_block.shape[-1] != o.shape[-1]:
+        raise ValueError(f"v_block must have shape (..., B, d_v): B keys as in scores_block, d_v as in o; got {shapes}")
+    return m, l, o, scores_block, v_block
 
 
 def blockwise_attention(q, k, v, block_size=None, mask=None, *, scale=None):
@@ -159,7 +191,7 @@ def blockwise_attention(q, k, v, block_size=None, mask=None, *, scale=None):
             check_scores_finite(scores, q, k, scale)
             if mask is not None:
                 scores = apply_mask(scores, mask[..., i:i + block_q, j:j + block_k])  # (..., bq, bk)
-            m, l, o = online_softmax_update(m, l, o, scores, v_block)
+            m, l, o = _online_softmax_update(m, l, o, scores, v_block)  # checked arrays: no second check
         # (..., bq, d_v): normalise once at the end; a row with no permitted key (l = 0) stays zero
         np.divide(o, l, out=output[..., i:i + block_q, :], where=l > 0)
     return output.astype(out_dtype, copy=False)

@@ -148,6 +148,55 @@ def test_online_update_matches_softmax_over_all_blocks():
     np.testing.assert_allclose(o / l, cu.softmax(scores) @ values)
 
 
+M, L, O = np.array([-np.inf]), np.array([0.0]), np.zeros(2)  # the start of one query row with d_v = 2
+S, V = np.array([1.0, 2.0, 0.5]), np.ones((3, 2))  # a block of B = 3 keys
+
+
+@pytest.mark.parametrize("args, words", [
+    # Issue 25: NaN or +inf gave NaN silently; wrong shapes gave numpy's own messages (or a wrong answer).
+    ((M, L, O, np.array([np.nan, 1.0, 0.0]), V), "scores_block contains NaN"),
+    ((M, L, O, np.array([np.inf, 1.0, 0.0]), V), "scores_block contains +inf"),
+    ((M, L, O, S, np.full((3, 2), np.nan)), "v_block contains NaN"),
+    ((np.array([np.nan]), L, O, S, V), "m contains NaN"),
+    ((np.array([np.inf]), L, O, S, V), "m contains +inf"),
+    ((M, np.array([np.inf]), O, S, V), "l contains +inf"),
+    ((M, np.array([-1.0]), O, S, V), "l is a sum of exponentials"),
+    ((M, L, np.array([np.nan, 0.0]), S, V), "o contains NaN"),
+    ((np.array(-np.inf), L, O, S, V), "m and l must both have shape (..., 1)"),
+    ((np.full((1, 2), -np.inf), L, O, S, V), "m and l must both have shape (..., 1)"),
+    ((M, np.zeros((1, 1)), O, S, V), "m and l must both have shape (..., 1)"),
+    ((M, L, np.zeros((2, 2)), S, V), "o (..., d_v) and scores_block (..., B)"),
+    ((M, L, O, np.ones((2, 3)), V), "o (..., d_v) and scores_block (..., B)"),
+    ((M, L, O, S, np.ones((4, 2))), "v_block must have shape (..., B, d_v)"),
+    ((M, L, O, S, np.ones((3, 5))), "v_block must have shape (..., B, d_v)"),
+    ((M, L, O, S, np.ones(3)), "v_block must have shape (..., B, d_v)"),
+    ((M, L, O, S, V.T), "v_block must have shape (..., B, d_v)"),
+    ((M, L, O, ["a", "b", "c"], V), "scores_block must hold real numbers"),
+])
+def test_the_online_update_refuses_bad_inputs_naming_them(args, words):
+    with pytest.raises((ValueError, TypeError)) as refused:
+        online_softmax_update(*args)
+    assert words in str(refused.value)
+    if "shape" in words:
+        assert "scores_block (" in str(refused.value), "the message gives every argument's shape"
+
+
+def test_the_online_update_takes_every_score_masked_and_float32():
+    m, l, o = online_softmax_update(M, L, O, np.full(3, -np.inf), V)  # no permitted key yet: nothing changes
+    assert m[0] == -np.inf and l[0] == 0 and not o.any()
+    m, l, o = online_softmax_update(M.astype(np.float32), L.astype(np.float32), O.astype(np.float32),
+                                    S.astype(np.float32), V.astype(np.float32))
+    assert o.dtype == np.float32 and np.isclose(l[0], np.exp(S - 2).sum())
+
+
+@pytest.mark.parametrize("block_size, error", [(0, ValueError), (2.0, TypeError), (True, TypeError)])
+def test_the_online_states_refuse_a_block_size_that_is_not_a_positive_int(block_size, error):
+    from course_utils.lessons.online_softmax import online_states
+
+    with pytest.raises(error, match="block_size"):
+        online_states([1.0, 2.0], block_size)
+
+
 #: Run alone (tests/alone.py): for each length, tracemalloc's peak during one call of blockwise attention (q, k, v
 #: and the mask made before) minus the bytes of its (t, d) output, after a round of calls that warms numpy up.
 PER_STEP = """

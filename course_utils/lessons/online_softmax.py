@@ -6,6 +6,7 @@ notebook-07 dashboard draws. The update itself is the reference one,
 """
 import numpy as np
 
+from course_utils._validate import as_float_array, check_ndim, check_positive_int
 from course_utils.blockwise import online_softmax_update
 
 __all__ = ["online_states"]
@@ -24,7 +25,9 @@ def online_states(scores, block_size):
     list of (m, l) float pairs, length ceil(T / block_size) + 1
         Entry i: after i blocks (entry 0: m = -inf, l = 0, nothing seen yet).
     """
-    scores = np.asarray(scores, dtype=float)  # (T,)
+    scores = as_float_array(scores, "scores", neginf_ok=True)  # (T,)
+    check_ndim(scores, "scores", 1, "(T,): one query's score for each key")
+    block_size = check_positive_int(block_size, "block_size")
     m, l, o = np.array([-np.inf]), np.array([0.0]), np.zeros(1)
     ones = np.ones((len(scores), 1))  # (T, 1): dummy values, only m and l are shown
     states = [(float(m[0]), float(l[0]))]
