@@ -229,7 +229,25 @@ def as_mask(mask, scores_shape, name="mask"):
             f"{name} shape {arr.shape} does not broadcast to the scores shape "
             f"(..., T_q, T_k) = {scores_shape}"
         )
+    if arr.ndim == 2 and len(scores_shape) > 2 and arr.shape[0] == scores_shape[-3] > 1 and _padding_rows(arr):
+        raise ValueError(
+            f"{name} has shape {arr.shape} and the scores {scores_shape}: its rows look like a padding mask (B, T_k) "
+            f"of {arr.shape[0]} sequences (each row permits the keys up to a length, then none), but a 2-D mask "
+            f"applies to every sequence's query rows, not one row per sequence. Pass a padding mask as "
+            f"{name}[:, None, :] (shape (B, 1, T_k)); a mask meant per query row, the same for every sequence, "
+            f"as {name}[None] (shape (1, T_q, T_k))"
+        )
     return arr
+
+
+def _padding_rows(mask) -> bool:
+    """Whether a 2-D mask's rows permit the first n_b keys each, some fewer than all, in no causal staircase:
+    what ``padding_mask(lengths, T)`` gives, and no mask meant per query row (a causal one rises by one a row)."""
+    permitted = mask if mask.dtype == np.bool_ else ~np.isneginf(mask)  # (R, T_k)
+    counts = permitted.sum(axis=-1)  # (R,)
+    prefix = np.array_equal(permitted, np.arange(mask.shape[-1]) < counts[:, None])
+    staircase = np.array_equal(counts, np.minimum(np.arange(1, len(counts) + 1), mask.shape[-1]))
+    return prefix and bool((counts < mask.shape[-1]).any()) and not staircase
 
 
 def check_qkv(q, k, v):

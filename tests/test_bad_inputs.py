@@ -101,3 +101,39 @@ def test_a_checker_formats_only_what_it_shows_of_a_huge_answer(monkeypatch):
     assert "..." in result.message and "(10000000,)" in result.message
     assert _format._shown(huge).size == 6
     assert _format._shown(np.zeros((1000, 1000))).size == 36
+
+
+# ---------------------------------------------------------------- a padding mask without [:, None, :]
+def _four_sequences_of_four():
+    rng = np.random.default_rng(25)
+    return rng.normal(size=(4, 4, 8)), cu.padding_mask([4, 3, 2, 4], 4)  # (B, T, d), (B, T) with B == T
+
+
+@pytest.mark.parametrize("attention", ["sdpa", "blockwise", "multi-head"])
+def test_a_padding_mask_passed_as_it_comes_is_refused_when_b_equals_t(attention):
+    """Issue 25: a (B, T) padding mask passed as mask= broadcast as a (T_q, T_k) mask when B == T: 4 sequences of
+    length 4 gave outputs off by up to 2 with no word. What it computed (the mask read per query row) differs from
+    the padding it meant, so it is refused, naming both ways to pass it."""
+    x, padding = _four_sequences_of_four()
+    meant, _ = cu.scaled_dot_product_attention(x, x, x, padding[:, None, :])
+    read_per_row, _ = cu.scaled_dot_product_attention(x, x, x, padding[None])  # what the (B, T) mask did before
+    assert np.abs(meant - read_per_row).max() > 0.5  # the silent error this prevents
+    w = [np.eye(8)] * 4
+    call = {"sdpa": lambda m: cu.scaled_dot_product_attention(x, x, x, m),
+            "blockwise": lambda m: cu.blockwise_attention(x, x, x, 2, m),
+            "multi-head": lambda m: cu.multi_head_attention(x, *w, 2, mask=m)}[attention]
+    for mask in (padding, np.where(padding, 0.0, -np.inf)):
+        with pytest.raises(ValueError, match=r"looks? like a padding mask") as refused:
+            call(mask)
+        assert "mask[:, None, :]" in str(refused.value) and "mask[None]" in str(refused.value)
+    call(padding[:, None, :])  # the padding mask as notebook 03 passes it
+    call(cu.causal_mask(4))  # one causal mask for every sequence, B == T
+    call(padding[None])  # a per-row mask said to be one, shared by the batch
+
+
+def test_a_2d_mask_of_another_kind_or_size_is_taken_as_before():
+    x, _ = _four_sequences_of_four()
+    band = np.abs(np.subtract.outer(np.arange(4), np.arange(4))) <= 1  # not a padding pattern
+    cu.scaled_dot_product_attention(x, x, x, band)
+    cu.scaled_dot_product_attention(x[:2], x[:2], x[:2], cu.padding_mask([4, 3, 2, 4], 4))  # B = 2 != T = 4: no doubt
+    cu.scaled_dot_product_attention(x[0], x[0], x[0], cu.padding_mask([4, 3, 2, 4], 4))  # no batch: per query row
