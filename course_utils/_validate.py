@@ -5,6 +5,7 @@ Every check raises a ValueError or TypeError whose message names the argument an
 numpy traceback to find out which input was wrong.
 """
 import numbers
+import os
 
 import numpy as np
 
@@ -125,15 +126,38 @@ def check_ndim(arr, name, ndim, layout):
         )
 
 
-def check_array_size(shape, itemsize, what):
-    """Raise a ValueError that names ``what`` when an array of ``shape`` cannot be allocated
-    (numpy's own "array is too big" or MemoryError would not say which argument is to blame)."""
+def free_memory_bytes():
+    """The memory free for new arrays: Linux's MemAvailable, else the machine's physical memory, else None."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):  # Windows has no sysconf
+        return None
+
+
+def check_array_size(shape, itemsize, what, copies=1, instead=""):
+    """Raise a ValueError that names ``what`` when ``copies`` arrays of ``shape`` need more than the memory free
+    (or 1 TiB): numpy's own "array is too big" or MemoryError would not say which argument is to blame, and an
+    array just below the memory would make the machine swap for minutes. ``instead`` ends the message (what to do)."""
     size = 1
     for n in shape:
         size *= int(n)
-    nbytes = size * int(itemsize)
-    if nbytes > 2**40:  # more than 1 TiB: no machine this course runs on has that much memory
-        raise ValueError(f"{what} would need an array of shape {tuple(shape)}: {nbytes / 2**30:,.0f} GiB")
+    nbytes = size * int(itemsize) * copies
+    if nbytes <= 2**28:  # 256 MiB: fits anywhere the course runs, not worth asking the machine
+        return
+    free = free_memory_bytes()
+    limit = min(2**40, free) if free else 2**40
+    if nbytes > limit:
+        arrays = "an array" if copies == 1 else f"{copies} arrays"
+        room = f"the {limit / 2**30:,.1f} GiB free on this machine" if limit < 2**40 else "1 TiB"
+        raise ValueError(f"{what} would need {arrays} of shape {tuple(shape)}: {nbytes / 2**30:,.1f} GiB, more than "
+                         f"{room}{instead}")
 
 
 def check_positive_int(value, name):

@@ -6,7 +6,7 @@
 """
 import numpy as np
 
-from course_utils._validate import as_mask, as_scale, check_qkv, check_score_row, check_scores_finite
+from course_utils._validate import as_mask, as_scale, check_array_size, check_qkv, check_score_row, check_scores_finite
 from course_utils.softmax import softmax
 
 
@@ -92,7 +92,8 @@ def scaled_dot_product_attention(q, k, v, mask=None, *, scale=None):
     ValueError
         If an input has fewer than 2 dims, d_k of q and k differ, T_k of k and v differ, the
         leading dims do not broadcast, d_k is 0, an input holds NaN/inf, a float mask holds NaN
-        or +inf, the mask does not broadcast to (..., T_q, T_k), or the scores overflow.
+        or +inf, the mask does not broadcast to (..., T_q, T_k), the scores overflow, or the scores (three
+        arrays of them) would not fit in the memory free (the message suggests ``blockwise_attention``).
     TypeError
         If an input is not real-valued, the mask is not bool/float, or scale is not a real number.
 
@@ -109,6 +110,9 @@ def scaled_dot_product_attention(q, k, v, mask=None, *, scale=None):
     q, k, v, lead = check_qkv(q, k, v)
     if mask is not None:
         mask = as_mask(mask, lead + (q.shape[-2], k.shape[-2]))
+    check_array_size(lead + (q.shape[-2], k.shape[-2]), np.result_type(q, k).itemsize,  # scores, exp, weights
+                     f"attention of {q.shape[-2]} queries over {k.shape[-2]} keys", copies=3,
+                     instead="; cu.blockwise_attention (notebook 07) gives the same output holding one tile at a time")
     scale = as_scale(scale, q.shape[-1])  # a Python float, so float32 inputs stay float32
 
     with np.errstate(over="ignore", invalid="ignore"):  # an overflow is reported just below, naming q and k

@@ -1,6 +1,7 @@
 """The bad inputs an audit found still getting a silent wrong answer or numpy's own message
 (issue 13): each now gets a right answer or a clear error that names the argument."""
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -137,3 +138,33 @@ def test_a_2d_mask_of_another_kind_or_size_is_taken_as_before():
     cu.scaled_dot_product_attention(x, x, x, band)
     cu.scaled_dot_product_attention(x[:2], x[:2], x[:2], cu.padding_mask([4, 3, 2, 4], 4))  # B = 2 != T = 4: no doubt
     cu.scaled_dot_product_attention(x[0], x[0], x[0], cu.padding_mask([4, 3, 2, 4], 4))  # no batch: per query row
+
+
+# ---------------------------------------------------------------- sizes a laptop cannot hold
+@pytest.mark.parametrize("call", ["sdpa", "multi-head"])
+def test_attention_over_more_keys_than_memory_holds_is_refused_naming_the_sizes(call, monkeypatch):
+    """Issue 25: sizes were refused only above 1 TiB; T = 30 000 made a laptop swap or gave numpy's MemoryError,
+    naming no argument. On a machine with 8 GiB free (here pretended), T = 30 000 is refused at once."""
+    from course_utils import _validate
+
+    monkeypatch.setattr(_validate, "free_memory_bytes", lambda: 8 * 2**30)
+    x = np.zeros((30_000, 4))
+    w = [np.eye(4)] * 4
+    run = {"sdpa": lambda: cu.scaled_dot_product_attention(x, x, x),
+           "multi-head": lambda: cu.multi_head_attention(x, *w, 2)}[call]
+    with pytest.raises(ValueError) as refused:
+        run()
+    message = str(refused.value)
+    assert "attention of 30000 queries over 30000 keys" in message and "30000, 30000)" in message
+    assert "8.0 GiB free on this machine" in message and "blockwise_attention" in message
+    blockwise = cu.blockwise_attention(x[:3000], x[:3000], x[:3000])  # the way out named: a tile at a time
+    assert blockwise.shape == (3000, 4)
+
+
+def test_the_memory_free_is_read_from_the_machine():
+    from course_utils import _validate
+
+    free = _validate.free_memory_bytes()
+    assert free is None or free > 2**26  # where it can be read: more than 64 MiB (else nothing here would run)
+    if Path("/proc/meminfo").exists():
+        assert free is not None
