@@ -87,10 +87,9 @@ __all__ = [
 
 MIN_PYTHON = (3, 10)
 WIDGET_MANAGER = "@jupyter-widgets/jupyterlab-manager"
-# ipywidgets major version -> major version of the JupyterLab extension that renders it, and of
-# the Python package that ships that extension (jupyterlab_widgets).
-MANAGER_MAJOR = {8: 5, 7: 3}
-JUPYTERLAB_WIDGETS_MAJOR = {8: 3, 7: 1}
+# ipywidgets major version -> (major version of the JupyterLab extension that renders it, and of
+# the Python package that ships that extension: jupyterlab_widgets).
+WIDGETS_MAJORS = {8: (5, 3), 7: (3, 1)}
 SUBPROCESS_TIMEOUT = 60  # seconds; a cold first import can be slow, a hung one must not block
 
 OK, PROBLEM = "ok", "PROBLEM"
@@ -101,19 +100,9 @@ OK, PROBLEM = "ok", "PROBLEM"
 # ---------------------------------------------------------------------------------------------
 @dataclass
 class Finding:
-    """The outcome of one diagnosis.
-
-    Attributes
-    ----------
-    name : str
-        Short label ("python", "packages", "widgets (.venv/bin/jupyter)", ...).
-    ok : bool
-        True when nothing is wrong.
-    message : str
-        What was found, in one sentence.
-    fix : str
-        The exact fix (commands to run, or clicks); empty when ``ok``.
-    """
+    """The outcome of one diagnosis: its ``name`` ("python", "packages", "widgets (.venv/bin/jupyter)", ...),
+    whether it is ``ok`` (nothing wrong), what was found in one sentence (``message``) and the exact ``fix``
+    (commands to run, or clicks; empty when ``ok``)."""
 
     name: str
     ok: bool
@@ -152,16 +141,8 @@ def place(environ=None, modules=None, folder=_LOOK) -> str:
     ``"colab"``: ``google.colab`` imported or ``COLAB_RELEASE_TAG`` set (even with a clone in the runtime);
     ``"installed"``: no course folder (:func:`find_repo`), so a pip-installed package; ``"binder"``: a ``BINDER_*``
     variable (asked before the hub: Binder runs on one); ``"hub"``: ``JUPYTERHUB_API_URL`` or ``JUPYTERHUB_USER``;
-    ``"clone"``: anything else, a clone on the learner's machine where ``make`` works.
-
-    Parameters
-    ----------
-    environ : mapping, optional
-        The environment variables to read (default: ``os.environ``).
-    modules : mapping, optional
-        The imported modules (default: ``sys.modules``).
-    folder : Path or None, optional
-        The course folder, None when there is none (default: :func:`find_repo`'s answer).
+    ``"clone"``: anything else, a clone on the learner's machine where ``make`` works. `environ`, `modules` and
+    `folder` (the course folder, None for none) default to ``os.environ``, ``sys.modules`` and :func:`find_repo`'s.
     """
     environ = os.environ if environ is None else environ
     modules = sys.modules if modules is None else modules
@@ -180,12 +161,7 @@ def launcher(environ=None) -> str | None:
     """What the learner types before a course command where make is not used: course.py's COURSE_LAUNCHER
     (inherited by everything it starts, kernels too), or with no ``make`` on the PATH this system's course.py form
     (``py course.py`` on Windows, else ``python3 course.py``). None under make (MAKELEVEL set) or with make at hand.
-
-    Parameters
-    ----------
-    environ : mapping, optional
-        The environment variables (default: ``os.environ``).
-    """
+    `environ` defaults to ``os.environ``, here and in :func:`course_command`."""
     environ = os.environ if environ is None else environ
     if "MAKELEVEL" in environ:
         return None
@@ -197,23 +173,11 @@ def launcher(environ=None) -> str | None:
 
 
 def course_command(target: str, environ=None, **variables) -> str:
-    """How the learner runs the course's command ``target`` here: ``make <target> NAME=value ...``, or course.py's
-    form where :func:`launcher` says make is not used (``NB=01`` becomes an argument, ``PYTHON=python3.11`` the
-    Python that runs course.py, ``py -3.11`` with Windows's py).
-
-    Parameters
-    ----------
-    target : str
-        make's target, which is course.py's command of the same name (``lab``, ``env``, ``reset``, ...).
-    environ : mapping, optional
-        The environment variables (default: ``os.environ``).
-    **variables : str
-        make's variables: ``NB``, ``PYTHON``.
-
-    Raises
-    ------
-    ValueError
-        A variable that has no course.py form here.
+    """How the learner runs the course's command ``target`` (make's target, course.py's command of the same name:
+    ``lab``, ``env``, ``reset``, ...) here: ``make <target> NAME=value ...`` with make's `variables` (``NB``,
+    ``PYTHON``), or course.py's form where :func:`launcher` says make is not used (``NB=01`` becomes an argument,
+    ``PYTHON=python3.11`` the Python that runs course.py, ``py -3.11`` with Windows's py). Raises ValueError for a
+    variable that has no course.py form.
 
     Examples
     --------
@@ -291,19 +255,10 @@ ASK_THE_ADMIN = {
 
 @dataclass
 class CourseEnv:
-    """Where the course lives on this machine.
-
-    Attributes
-    ----------
-    repo : Path or None
-        The repository's root folder; None for an installed package with no course folder.
-    venv : Path or None
-        ``repo/.venv`` when ``make`` built it, else None (conda, a hub, Binder, Colab, pip).
-    python : str
-        The course's interpreter: ``.venv``'s, or the running Python.
-    where : str
-        Where the course runs (:func:`place`); fixes are worded for it.
-    """
+    """Where the course lives on this machine: ``repo``, the repository's root folder (None for an installed package
+    with no course folder); ``venv``, ``repo/.venv`` when ``make`` built it (else None: conda, a hub, Binder, Colab,
+    pip); ``python``, the course's interpreter (``.venv``'s, or the running Python); and ``where`` the course runs
+    (:func:`place`), for which the fixes are worded."""
 
     repo: Path | None
     venv: Path | None
@@ -396,12 +351,8 @@ def course_env(repo=None, where=None) -> CourseEnv:
     """The course's environment as seen from here (see :class:`CourseEnv`).
 
     `where` defaults to :func:`place`. Only in a clone is ``.venv`` the course's environment: on a hub or Binder the
-    notebooks run on the service's environment, in Colab or a pip install on the running Python.
-
-    Raises
-    ------
-    FileNotFoundError
-        When `where` is a clone, a hub or Binder and no course folder is found.
+    notebooks run on the service's environment, in Colab or a pip install on the running Python. Raises
+    FileNotFoundError when `where` is a clone, a hub or Binder and no course folder is found.
     """
     repo = Path(repo) if repo is not None else find_repo()
     where = place(folder=repo) if where is None else where
@@ -768,19 +719,11 @@ def diagnose_requirements(declared, installed: dict, loaded: dict, owner: str, e
     """Every requirement course_utils declares is installed, within its bounds (not the lock's pins: Colab and pip
     bring their own versions), and loaded as installed.
 
-    Parameters
-    ----------
-    declared : list of str or None
-        Its requirement lines (``importlib.metadata.requires("course_utils")``); None when it has no metadata.
-    installed, loaded : dict
-        ``{normalised name: version}`` installed, and of the modules already imported (pip may have changed them).
-    owner : str
-        Who declares them, for the messages (``"course_utils 1.1.0"``).
-    env : CourseEnv
-    environment : dict, optional
-        Marker values overriding this Python's (tests: another Python version).
+    `declared` is its requirement lines (``importlib.metadata.requires("course_utils")``; None when it has no
+    metadata); `installed` and `loaded` are ``{normalised name: version}`` installed, and of the modules already
+    imported (pip may have changed them); `owner` names who declares them in the messages (``"course_utils
+    1.1.0"``); `environment` holds marker values overriding this Python's (tests: another Python version).
     """
-
     name = "packages"
     if declared is None:
         return _problem(name, "course_utils is not installed as a package here: what it needs cannot be read",
@@ -846,7 +789,6 @@ def installed_note(source: str) -> str:
     Python; in Colab a second line says that the runtime forgets it, and every file saved there, when it stops.
 
     Examples
-
     --------
     >>> note = installed_note("git+https://github.com/OWNER/REPO@0123abc")
     >>> note.startswith("Installed the course's code: course_utils ")
@@ -907,34 +849,41 @@ def server_from_cmdline(cmdline) -> str | None:
     return interpreter_from_script(script) if script else None
 
 
-# Run with the server's Python: what its JupyterLab would load (uses only what every Jupyter installation has).
-_SERVER_PROBE = r"""
-import json, os, sys
-out = {"executable": sys.executable, "prefix": sys.prefix, "version": list(sys.version_info[:3])}
-try:
-    from importlib import metadata
-except ImportError:
-    metadata = None
-dists = {}
-for name in ("jupyterlab", "jupyterlab_widgets", "ipywidgets", "notebook", "jupyter_server", "ipykernel"):
+# Run by a server's Python: what its JupyterLab would load (uses only what every Jupyter installation has); with
+# --kernel, by a kernel's Python from a neutral folder: can it run the course's notebooks?
+_PROBE = r"""
+import importlib.util, json, os, sys
+def version(name):
     try:
-        dists[name] = metadata.version(name)
+        from importlib import metadata
+        return metadata.version(name)
     except Exception:
-        dists[name] = None
-out["dists"] = dists
-try:
-    from jupyter_core.paths import jupyter_path
-    found = []
-    for folder in jupyter_path("labextensions"):
-        path = os.path.join(folder, "@jupyter-widgets", "jupyterlab-manager", "package.json")
-        if os.path.isfile(path):
-            with open(path) as handle:
-                found.append([path, json.load(handle).get("version")])
-    out["widget_labextensions"] = found
-    out["jupyter_path"] = os.environ.get("JUPYTER_PATH", "")
-except Exception as error:
-    out["widget_labextensions"] = None
-    out["error"] = repr(error)
+        return None
+out = {"executable": sys.executable, "prefix": sys.prefix, "version": list(sys.version_info[:3])}
+if "--kernel" in sys.argv:
+    out["numpy"] = version("numpy")
+    try:
+        spec = importlib.util.find_spec("course_utils")
+        out["course_utils"] = spec.origin if spec else None
+    except Exception:
+        out["course_utils"] = None
+    out["ipykernel"] = importlib.util.find_spec("ipykernel") is not None
+else:
+    names = ("jupyterlab", "jupyterlab_widgets", "ipywidgets", "notebook", "jupyter_server", "ipykernel")
+    out["dists"] = {name: version(name) for name in names}
+    try:
+        from jupyter_core.paths import jupyter_path
+        found = []
+        for folder in jupyter_path("labextensions"):
+            path = os.path.join(folder, "@jupyter-widgets", "jupyterlab-manager", "package.json")
+            if os.path.isfile(path):
+                with open(path) as handle:
+                    found.append([path, json.load(handle).get("version")])
+        out["widget_labextensions"] = found
+        out["jupyter_path"] = os.environ.get("JUPYTER_PATH", "")
+    except Exception as error:
+        out["widget_labextensions"] = None
+        out["error"] = repr(error)
 if "--kernelspecs" in sys.argv:
     try:
         from jupyter_client.kernelspec import KernelSpecManager
@@ -942,27 +891,6 @@ if "--kernelspecs" in sys.argv:
     except Exception as error:
         out["kernelspecs"] = None
         out["kernelspec_error"] = repr(error)
-print("DOCTOR-JSON" + json.dumps(out))
-"""
-
-# Run with a kernel's Python from a neutral folder: can it run the course's notebooks?
-_KERNEL_PROBE = r"""
-import json, sys
-out = {"executable": sys.executable, "prefix": sys.prefix, "version": list(sys.version_info[:3])}
-import importlib.util
-def version(name):
-    try:
-        from importlib import metadata
-        return metadata.version(name)
-    except Exception:
-        return None
-out["numpy"] = version("numpy")
-try:
-    spec = importlib.util.find_spec("course_utils")
-    out["course_utils"] = spec.origin if spec else None
-except Exception:
-    out["course_utils"] = None
-out["ipykernel"] = importlib.util.find_spec("ipykernel") is not None
 print("DOCTOR-JSON" + json.dumps(out))
 """
 
@@ -983,7 +911,7 @@ def _run_probe(python, code, args=(), cwd=None) -> dict:
 def probe_server(python, kernelspecs=True) -> dict:
     """What the Jupyter server run by `python` would load: package versions, the widget extension(s) on its path and
     (``kernelspecs=True``) its kernelspecs as ``jupyter kernelspec list --json`` has them; ``{"error": ...}``."""
-    return _run_probe(python, _SERVER_PROBE, ["--kernelspecs"] if kernelspecs else [])
+    return _run_probe(python, _PROBE, ["--kernelspecs"] if kernelspecs else [])
 
 
 def probe_server_commands(jupyter) -> dict:
@@ -1046,9 +974,7 @@ def diagnose_server_widgets(server: dict, label: str, ipywidgets_version, env: C
     if (_major(lab) or 0) < 3:
         return _problem(name, f"JupyterLab {lab} is too old for the course's widgets (needs 3 or newer)",
                         _server_fix(is_course_server, env, python, "jupyterlab>=4"))
-    kernel_major = _major(ipywidgets_version)
-    want_manager = MANAGER_MAJOR.get(kernel_major)
-    want_package = JUPYTERLAB_WIDGETS_MAJOR.get(kernel_major)
+    want_manager, want_package = WIDGETS_MAJORS.get(_major(ipywidgets_version), (None, None))
     package = f"jupyterlab_widgets=={widgets_pin}" if widgets_pin else f"jupyterlab_widgets~={want_package}.0"
     found = server.get("widget_labextensions")
     if not found:
@@ -1074,9 +1000,7 @@ def kernel_interpreter(argv, server: dict) -> str:
     ``python3.X`` of the server's version: the server's interpreter)."""
     command = argv[0] if argv else ""
     version = server.get("version") or [3]
-    names = {"python", f"python{version[0]}"}
-    if len(version) > 1:
-        names.add(f"python{version[0]}.{version[1]}")
+    names = {"python", f"python{version[0]}", "python" + ".".join(str(v) for v in version[:2])}
     if command in names and server.get("executable"):
         return server["executable"]
     if os.path.isabs(command):
@@ -1099,7 +1023,6 @@ def _jupyter_path(server: dict) -> list:
 
 def _kernel_fix(resource_dir, interpreter, server: dict, is_course_server: bool, env: CourseEnv) -> str:
     if resource_dir and any(_inside(resource_dir, p) for p in _jupyter_path(server)):
-
         return _stray_fix(resource_dir, server, "kernel", "hides the course's")
     own = (server.get("executable") and _same_interpreter(interpreter, server["executable"])
            and (not resource_dir or _inside(resource_dir, server.get("prefix", "/nonexistent"))
@@ -1119,7 +1042,7 @@ def diagnose_kernelspec(server: dict, label: str, env: CourseEnv, course_numpy, 
 
     `server` is what :func:`probe_server` found (``server["kernelspecs"]``: ``{name: {"resource_dir": ..., "spec":
     {"argv": [...]}}}``); `course_numpy` is numpy's version in the course's environment; `probe(interpreter, env)`
-    (default: :data:`_KERNEL_PROBE` run there) returns ``numpy``, ``course_utils`` (its origin), ``ipykernel`` or
+    (default: :data:`_PROBE` ``--kernel`` run there) returns ``numpy``, ``course_utils`` (its origin), ``ipykernel`` or
     ``error``.
     """
     name = f"kernel ({label})"
@@ -1164,7 +1087,7 @@ def _probe_kernel(interpreter, env: CourseEnv) -> dict:
         return {"error": "does not exist"}
     # From the notebooks' folder, as a kernel runs: the repository root would put course_utils on sys.path.
     cwd = env.repo / "notebooks"
-    return _run_probe(interpreter, _KERNEL_PROBE, cwd=str(cwd) if cwd.is_dir() else None)
+    return _run_probe(interpreter, _PROBE, ["--kernel"], cwd=str(cwd) if cwd.is_dir() else None)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1305,23 +1228,19 @@ def server_diagnoses(context=None, env: CourseEnv | None = None) -> list:
         venv_jupyter = str(candidate) if candidate.exists() else None
 
     servers = []  # (label, python or None, jupyter script or None, is_course_server)
-    if context == "kernel":
-        parent = server_from_cmdline(_parent_cmdline())
-        if parent:
-            is_course = env.venv is None or _same_interpreter(parent, env.python)
-            servers.append((f"the JupyterLab showing this page, run by {env.show(parent)}", parent, None, is_course))
-        elif venv_jupyter:
-            servers.append((env.show(venv_jupyter), None, venv_jupyter, True))
-    else:
-        if venv_jupyter:
-            servers.append((env.show(venv_jupyter), None, venv_jupyter, True))
-        on_path = shutil.which("jupyter")
-        if on_path and not (venv_jupyter and _same_dir(on_path, venv_jupyter)):
-            servers.append((f"jupyter on PATH: {on_path}", None, on_path, env.venv is None))
-        if not servers:
-            return [_problem("jupyter", "no `jupyter` command found (neither .venv/bin/jupyter nor on PATH)",
-                             env.fix_packages if env.venv or env.where in ASK_THE_ADMIN
-                             else f"{course_command('env')}, then start the course with `{course_command('lab')}`")]
+    parent = server_from_cmdline(_parent_cmdline()) if context == "kernel" else None
+    if parent:
+        is_course = env.venv is None or _same_interpreter(parent, env.python)
+        servers.append((f"the JupyterLab showing this page, run by {env.show(parent)}", parent, None, is_course))
+    elif venv_jupyter:
+        servers.append((env.show(venv_jupyter), None, venv_jupyter, True))
+    on_path = shutil.which("jupyter") if context == "shell" else None
+    if on_path and not (venv_jupyter and _same_dir(on_path, venv_jupyter)):
+        servers.append((f"jupyter on PATH: {on_path}", None, on_path, env.venv is None))
+    if not servers and context == "shell":
+        return [_problem("jupyter", "no `jupyter` command found (neither .venv/bin/jupyter nor on PATH)",
+                         env.fix_packages if env.venv or env.where in ASK_THE_ADMIN
+                         else f"{course_command('env')}, then start the course with `{course_command('lab')}`")]
 
     results = []
     for label, python, script, is_course in servers:
