@@ -215,13 +215,7 @@ def colour_word(rgba):
 
 
 def colour_scale(cmap, vmin, vmax):
-    """A colour scale in words: "0 (dark blue) to 1 (yellow)".
-
-    Parameters
-    ----------
-    cmap : matplotlib Colormap or its name
-    vmin, vmax : float
-    """
+    """A colour scale in words, from a matplotlib Colormap (or its name) and its ends: "0 (dark blue) to 1 (yellow)"."""
     from matplotlib import colormaps
 
     cmap = colormaps[cmap] if isinstance(cmap, str) else cmap
@@ -257,19 +251,10 @@ def describe(target, text):
     replace what would be composed for it (titles and other panels still come in); to one artist (e.g. what
     ``ax.scatter`` returned), only the phrase composed for it.
 
-    Parameters
-    ----------
-    target : matplotlib Figure, Axes or Artist, or what a course plot function returned (``Heatmap``, the bars
-        of ``attention_row_bars``, the dict of ``value_hull_plot``)
-    text : str
-        Not empty; runs of white space become one space.
-
-    Raises
-    ------
-    TypeError
-        For anything else (e.g. the array of axes ``plt.subplots`` returns).
-    ValueError
-        For empty text.
+    `target` is a matplotlib Figure, Axes or Artist, or what a course plot function returned (``Heatmap``, the bars
+    of ``attention_row_bars``, the dict of ``value_hull_plot``); anything else (e.g. the array of axes
+    ``plt.subplots`` returns) raises TypeError. Runs of white space in `text` become one space; an empty text
+    raises ValueError.
     """
     key = _target(target)
     text = " ".join(str(text).split())
@@ -367,10 +352,9 @@ def _axes_text(ax):
 # --------------------------------------------------------------------------- composed from the axes
 def _floats(data):
     try:
-        arr = np.asarray(data, dtype=float).ravel()
+        return np.asarray(data, dtype=float).ravel()
     except (TypeError, ValueError):
         return None
-    return arr
 
 
 def _range(arr):
@@ -629,16 +613,9 @@ def img_html(png_base64, alt):
 
 
 def picture_bundle(png, alt, text=None):
-    """The display data of one picture: text/html ``<img alt>`` and image/png, sharing one base64 encoding.
-
-    Parameters
-    ----------
-    png : bytes
-    alt : str
-        What the picture shows (not empty).
-    text : str, optional
-        The text/plain stand-in (e.g. ``repr(fig)``); without it IPython adds the object's repr.
-    """
+    """The display data of one picture: text/html ``<img alt>`` and image/png, sharing one base64 encoding of the
+    `png` bytes. `alt` says what the picture shows (ValueError when empty); `text` is the text/plain stand-in (e.g.
+    ``repr(fig)``; without it IPython adds the object's repr)."""
     if not alt or not alt.strip():
         raise ValueError("a picture needs a non-empty alt text")
     encoded = base64.b64encode(png).decode("ascii")
