@@ -621,7 +621,9 @@ def diagnose_figure(draw=_draw_png, env: CourseEnv | None = None) -> Finding:
     if env is not None and env.where in ASK_THE_ADMIN:
         fix = ASK_THE_ADMIN[env.where]
     elif env is not None and env.where in PACKAGE_PLACES:
-        fix = reinstall_fix(env, ["--force-reinstall", "--no-deps", _same_version("matplotlib")])
+        installed = _version("matplotlib")  # the same version again
+        pinned = f'"matplotlib=={installed}"' if installed else '"matplotlib"'
+        fix = reinstall_fix(env, ["--force-reinstall", "--no-deps", pinned])
     elif env is None or env.venv:
         fix = "Reinstall the environment: " + _in_turn(course_command("clean-env"), course_command("env"))
     else:
@@ -690,12 +692,6 @@ def _installed_course_utils() -> dict | None:
     direct_url = json.loads(text) if text else {}
     return {"version": dist.version, "requires": dist.requires or [], "init": init, "source": _pip_source(direct_url),
             "editable": bool((direct_url.get("dir_info") or {}).get("editable"))}
-
-
-def _same_version(name: str) -> str:
-    """A quoted pip argument for the installed version of `name` (``"matplotlib==3.10.0"``), or just its name."""
-    version = _version(name)
-    return f'"{name}=={version}"' if version else f'"{name}"'
 
 
 def reinstall_fix(env: CourseEnv, arguments=()) -> str:
@@ -1142,15 +1138,13 @@ def package_diagnoses(context=None, env: CourseEnv | None = None) -> list:
     lock = lock_name(sys.version_info)
     lock_path = env.repo / lock
     only = None if env.venv is not None else _direct_names(env.repo)
-    results = [diagnose_packages(_lock_pins(lock_path), installed_versions(), lock, env, only=only)]
     module_file, error = _import_course_utils()
     try:
         install = _course_utils_install(env)
     except ImportError:
         install = None
-    results.append(diagnose_course_utils(module_file, error, install, env))
-    results.append(diagnose_stamp(env, lock_path))
-    return results
+    return [diagnose_packages(_lock_pins(lock_path), installed_versions(), lock, env, only=only),
+            diagnose_course_utils(module_file, error, install, env), diagnose_stamp(env, lock_path)]
 
 
 def _import_course_utils():
@@ -1203,12 +1197,6 @@ def _parent_cmdline():
         return []
 
 
-def _widgets_versions(env: CourseEnv):
-    """(the course's ipywidgets version, the lock's jupyterlab_widgets pin)."""
-    pins = _lock_pins(env.repo / lock_name(_python_version(env)))
-    return _version("ipywidgets") or pins.get("ipywidgets"), pins.get("jupyterlab-widgets")
-
-
 def server_diagnoses(context=None, env: CourseEnv | None = None) -> list:
     """The JupyterLab that serves (or would serve) the notebooks: widgets, and (terminal) its python3 kernel.
 
@@ -1219,7 +1207,8 @@ def server_diagnoses(context=None, env: CourseEnv | None = None) -> list:
     context = _context(context)
     if env.where in PACKAGE_PLACES:
         return [_widgets_import_diagnosis(env)]
-    ipywidgets, widgets_pin = _widgets_versions(env)
+    pins = _lock_pins(env.repo / lock_name(_python_version(env)))
+    ipywidgets, widgets_pin = _version("ipywidgets") or pins.get("ipywidgets"), pins.get("jupyterlab-widgets")
     course_numpy = _version("numpy")
 
     venv_jupyter = None
