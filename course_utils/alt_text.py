@@ -322,8 +322,7 @@ def _figure_text(fig):
         sentences.append(f"{len(panels)} panels.")
         sentences += [_sentence(f"Panel {i}, {_axes_text(ax)}") for i, ax in enumerate(panels, start=1)]
     sentences += [_sentence(_axes_text(ax)) for ax in bars]
-    notes = [plain(t.get_text()) for t in fig.texts
-             if t.get_visible() and plain(t.get_text()) and plain(t.get_text()) != suptitle]
+    notes = [note for note in (plain(t.get_text()) for t in fig.texts if t.get_visible()) if note and note != suptitle]
     if notes:
         sentences.append(_sentence("Text on the figure: " + "; ".join(notes)))
     for legend in getattr(fig, "legends", ()):

@@ -839,10 +839,10 @@ def server_from_cmdline(cmdline) -> str | None:
                  or module.split(".")[0] in {"jupyter", "jupyterlab", "notebook", "jupyter_server", "jupyterhub"})
     if not is_server:
         return None
-    if names[0].startswith("python"):
-        return first if os.path.isabs(first) else shutil.which(first)
-    script = first if os.path.isabs(first) else shutil.which(first)
-    return interpreter_from_script(script) if script else None
+    found = first if os.path.isabs(first) else shutil.which(first)
+    if names[0].startswith("python") or found is None:
+        return found
+    return interpreter_from_script(found)
 
 
 # Run by a server's Python: what its JupyterLab would load (uses only what every Jupyter installation has); with
