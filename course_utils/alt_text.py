@@ -477,19 +477,14 @@ def _automatic(ax, axes_too):
     from matplotlib.container import BarContainer
     from matplotlib.text import Annotation
 
-    phrases = []
-    for line in ax.lines:
-        if line.get_visible() and line not in _OWNED:
-            phrases.append(_TEXTS.get(line) or _line_text(line))
-    for container in ax.containers:
+    def composed(artists, compose):  # each visible one no part covers: its given words, or compose(it)
+        return [_TEXTS.get(a) or compose(a) for a in artists if a.get_visible() and a not in _OWNED]
+
+    phrases = composed(ax.lines, _line_text)
+    for container in ax.containers:  # a bar chart is known by its first bar
         if isinstance(container, BarContainer) and container.patches and container.patches[0] not in _OWNED:
             phrases.append(_TEXTS.get(container.patches[0]) or _bars_text(container, ax))
-    for collection in ax.collections:
-        if collection.get_visible() and collection not in _OWNED:
-            phrases.append(_TEXTS.get(collection) or _collection_text(collection))
-    for image in ax.images:
-        if image.get_visible() and image not in _OWNED:
-            phrases.append(_TEXTS.get(image) or _image_text(image))
+    phrases += composed(ax.collections, _collection_text) + composed(ax.images, _image_text)
     texts, arrows = [], 0
     for text in ax.texts:
         if not text.get_visible() or text in _OWNED:
