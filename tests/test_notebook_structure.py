@@ -230,6 +230,56 @@ def test_relative_links_point_to_files_that_exist(path):
     assert not missing, f"{path.parent.name}/{path.name} links to files that do not exist: {missing}"
 
 
+#: A name of the course's code in a notebook's text: ``cu.softmax``, ``course_utils.lessons.heads``, ...
+COURSE_NAME = re.compile(r"\b(cu|course_utils)((?:\.[A-Za-z_]\w*)+)")
+
+
+def missing_course_names(text: str) -> list:
+    """The course_utils names ``text`` mentions that the package does not have (an old module path, a renamed
+    function), each as written."""
+    import importlib
+
+    import course_utils
+
+    missing = []
+    for match in COURSE_NAME.finditer(text):
+        obj, path = course_utils, "course_utils"
+        for part in match.group(2).strip(".").split("."):
+            path += f".{part}"
+            if not hasattr(obj, part):
+                try:
+                    importlib.import_module(path)  # a module not imported by the package itself
+                except ImportError:
+                    missing.append(match.group(0))
+                    break
+            obj = getattr(obj, part)
+    return missing
+
+
+@solved
+def test_the_text_names_only_course_code_that_exists(path):
+    """Issue 26: the text named old module paths (course_utils.heads, course_utils.influence) that the code no
+    longer has; every name of the course's code in a markdown cell must be importable as written."""
+    found = [f"{name} (cell {cell.get('id')})" for cell in read(path).cells if cell.cell_type == "markdown"
+             for name in missing_course_names(cell.source)]
+    assert not found, f"{path.name} names course code that does not exist: {found}"
+
+
+def test_the_name_check_sees_an_old_module_path():
+    assert missing_course_names("see `course_utils.heads.split` and `cu.softmax`, `cu.lessons.heads`") == [
+        "course_utils.heads.split"]
+    assert missing_course_names("`cu.blockwise.online_softmax_update` and `cu.no_such_function`") == [
+        "cu.no_such_function"]
+
+
+@lesson
+def test_every_lesson_imports_math_for_answers_in_plain_python(path):
+    """Issue 26: 01-03 imported math, 04-07 did not, so an answer with math.sqrt that 01-03 accepted failed with a
+    NameError in 04-07. Every notebook with exercises imports it in its imports cell (the second code cell)."""
+    imports = [c for c in read(path).cells if c.cell_type == "code"][1].source
+    assert re.search(r"^import math\b", imports, re.M), f"{path.name}: its imports cell does not import math"
+
+
 # --- exercises ----------------------------------------------------------------------------------
 
 
