@@ -280,6 +280,30 @@ def test_every_lesson_imports_math_for_answers_in_plain_python(path):
     assert re.search(r"^import math\b", imports, re.M), f"{path.name}: its imports cell does not import math"
 
 
+#: Terms a newcomer may not know, and words of the one-line explanation the text gives where it first uses them.
+EXPLAINED_AT_FIRST_USE = {
+    "cross-entropy": "minus the log of the probability",
+    "logits": "one score per item",
+    "minGPT": "readable GPT",
+    "FlashAttention": "memory-efficient attention kernels",
+}
+
+
+def test_terms_are_explained_where_the_course_first_uses_them():
+    """Issue 26: cross-entropy (06), minGPT (04) and the Cauchy-Schwarz bound (07) were used before any explanation.
+    In the course's order, the first markdown cell that uses each term explains it in a line."""
+    cells = [(path.name, cell) for path in course.COURSE_SOLVED for cell in read(path).cells
+             if cell.cell_type == "markdown"]
+    unexplained = []
+    for term, explanation in EXPLAINED_AT_FIRST_USE.items():
+        first = next(((name, cell) for name, cell in cells if term.lower() in cell.source.lower()), None)
+        if first is None:
+            continue  # a fork without the notebook that uses it
+        if explanation.lower() not in " ".join(first[1].source.split()).lower():
+            unexplained.append(f"{term} ({first[0]}, cell {first[1].get('id')})")
+    assert not unexplained, f"used before it is explained: {unexplained}"
+
+
 # --- exercises ----------------------------------------------------------------------------------
 
 
