@@ -192,6 +192,29 @@ def test_opening_gives_title_objectives_prerequisites_and_time(path):
     assert not problems, f"{path.name}: the markdown before the first code cell lacks " + ", ".join(problems)
 
 
+SECTION_TIME = re.compile(r"^#{2,3} .*\*\((\d+) min\)\*\s*$", re.M)  # ## 4 · Why subtract ...?  *(7 min)*
+
+
+def section_minutes(nb) -> list:
+    """The times its sections' headings give, in order."""
+    return [int(m) for cell in nb.cells if cell.cell_type == "markdown" for m in SECTION_TIME.findall(cell.source)]
+
+
+@solved
+def test_the_section_times_add_up_to_the_notebooks_time(path):
+    """Issue 26: 01's sections added up to 50 minutes under "About 40", 05's to 65 under 55, 07's to 45 under 40.
+    The sections' times add up to the time notebooks.toml (and the first cell) gives, and so do the parts the Time
+    line lists ("reading and running 28, the slider 5, three exercises 17")."""
+    nb, said = read(path), words(path)
+    sections = section_minutes(nb)
+    total = entry(path).minutes
+    assert sum(sections) == total, f"{path.name}: its sections take {sections} = {sum(sections)} min, not {total}"
+    paragraph = re.search(rf"\**{re.escape(said['time'])}\b.*?(?:\n\s*\n|$)", intro_text(nb), re.I | re.S).group(0)
+    line = " ".join(paragraph.split())
+    parts = [int(n) for n in re.findall(r"(?<![\w.])(\d+)(?!\w|\.\d)", line.split(":", 1)[1])] if ":" in line else []
+    assert not parts or sum(parts) == total, f"{path.name}: the Time line's parts {parts} add up to {sum(parts)}, not {total}"
+
+
 @solved
 def test_closing_gives_key_points_and_the_next_notebook(path):
     nb = read(path)
@@ -574,8 +597,10 @@ def test_instructor_guide_schedules_every_notebook_with_its_time_estimate(path):
     rows = [line for line in GUIDE.read_text(encoding="utf-8").splitlines()
             if line.startswith("|") and f"`{path.stem}`" in line]
     assert rows, f"{GUIDE.relative_to(ROOT)}: the schedule has no row for `{path.stem}`"
-    assert any(re.search(rf"\|\s*{minutes} min\s*\|", row) for row in rows), (
-        f"{GUIDE.relative_to(ROOT)}: the row of `{path.stem}` does not give the notebook's own estimate, "
+    own = [re.match(r"\s*(\d+) min\s*$", row.split("|")[3]) for row in rows]  # the self-paced column
+    given = sum(int(m.group(1)) for m in own if m)  # 00 has two rows: the check, then its twelve questions
+    assert given == minutes, (
+        f"{GUIDE.relative_to(ROOT)}: the rows of `{path.stem}` give {given} min of the notebook's own estimate, not "
         f"{minutes} min (update the schedule when a notebook's time changes): {rows}")
 
 
