@@ -46,6 +46,7 @@ from course_utils.checks._calls import (
 )
 from course_utils.checks._compare import ATOL, RTOL, Comparison, Problem
 from course_utils.checks._format import describe, field, fmt_value
+from course_utils.checks._own_answers import own_answers
 from course_utils.checks._result import CORRECT, NOT_ATTEMPTED, WRONG, CheckResult
 
 #: Generic hint for each kind of problem, used when no known mistake explains the failure.
@@ -413,8 +414,9 @@ def run_check(
         How answers are judged and shown (default: arrays of real numbers).
     forbidden : dict, optional
         ``{"cu.multi_head_attention": function, ...}``: functions that would hand the learner the
-        answer. If the learner's function calls one, a right answer is not called correct, and
-        the report says which, kindly.
+        answer, besides the course's own answer to exercise ``name`` (``_own_answers``). If the
+        learner's function calls one, a right answer is not called correct, and the report says
+        which, kindly.
     time_limit : float or None
         Seconds per call (see ``_calls.call_learner``).
     """
@@ -424,7 +426,7 @@ def run_check(
                 fn, name=name, reference=reference, cases=tuple(cases), arg_names=tuple(arg_names),
                 output_names=output_names, known_mistakes=tuple(known_mistakes),
                 hints={**DEFAULT_HINTS, **(hints or {})}, compare=compare or Comparison(rtol, atol),
-                forbidden=dict(forbidden or {}), time_limit=time_limit,
+                forbidden={**own_answers(name), **(forbidden or {})}, time_limit=time_limit,
             ).result()
     except Exception as exc:  # a bug in the checker or a reference refusing a case
         return internal_error(name, exc)
