@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 from course_utils.checks import (
+    CHECKERS,
     DEFAULT_HINTS,
     NOT_A_USUAL_MISTAKE,
     Case,
@@ -513,6 +514,21 @@ def test_checker_decorator_catches_bugs_in_a_checker():
     result = check_thing(lambda: None)
     assert isinstance(result, CheckResult)
     assert "Could not check thing" in result.message and "KeyError" in result.message
+
+
+def test_run_check_in_a_checker_takes_its_name_and_mistakes_from_the_registration():
+    @checker("tripled", mistakes=(KnownMistake("doubled", "Times three, not two.", reproduce=lambda x: 2 * x),))
+    def check_tripled(fn):
+        return run_check(fn, reference=lambda x: 3 * x, cases=CASES, arg_names=("x",))
+
+    try:
+        result = check_tripled(lambda x: x + x)
+    finally:
+        del CHECKERS["tripled"]
+    assert result.message.startswith("Not yet right: tripled fails case 1 of 3")
+    assert (result.mistake, result.hint) == ("doubled", "Times three, not two.")
+    with pytest.raises(TypeError, match="run_check needs name="):
+        run_check(lambda x: x, reference=lambda x: x, cases=CASES, arg_names=("x",))
 
 
 # ----------------------------------------------------------------------------- display

@@ -2,12 +2,11 @@
 
 A checker is a few lines built on ``run_check``::
 
-    @checker("softmax")
+    @checker("softmax", mistakes=[KnownMistake("no max shift", "Subtract the max ...", reproduce=...)])
     def check_softmax(softmax):
         return run_check(
-            softmax, name="softmax", reference=reference_softmax, arg_names=("x",),
+            softmax, reference=reference_softmax, arg_names=("x",),
             cases=[Case("one score", (np.array([0.0]),)), ...],
-            known_mistakes=[KnownMistake("no max shift", "Subtract the max ...", reproduce=...)],
         )
 
 ``run_check`` passes copies of each case's inputs to the learner's function, smallest case
@@ -27,6 +26,7 @@ sends a learner to fix code that is right, a generic one never does.
 How answers are judged and shown is pluggable (``compare=``, a ``Comparison``): arrays of real
 numbers by default; boolean masks, dicts of labels and rule-judged answers have their own.
 """
+import contextvars
 import copy
 import functools
 import inspect
@@ -296,10 +296,14 @@ class Checker:
 #: (``course_utils.checks`` exports ``check_<name>`` from here).
 CHECKERS = {}
 
+# The registration (a Checker) of the checker now running, set by ``@checker`` for run_check to read.
+_RUNNING = contextvars.ContextVar("running checker", default=None)
+
 
 def checker(name, *, mistakes=()):
     """Decorator that makes the function ``check_<name>`` an exercise checker and registers it in
-    ``CHECKERS`` with ``mistakes``, the known mistakes it names (tests and tools read them from there).
+    ``CHECKERS`` with ``mistakes``, the known mistakes it names (tests and tools read them from there,
+    and ``run_check`` called inside the checker by default).
 
     Any unexpected error inside the checker becomes a short message instead of a traceback.
     """
@@ -312,11 +316,14 @@ def checker(name, *, mistakes=()):
 
         @functools.wraps(check)
         def guarded(*args, **kwargs):
+            running = _RUNNING.set(CHECKERS[name])
             try:
                 with np.errstate(all="ignore"):  # the learner's call sets its own errstate
                     return check(*args, **kwargs)
             except Exception as exc:  # a bug in the checker, not in the learner's code
                 return internal_error(name, exc)
+            finally:
+                _RUNNING.reset(running)
 
         CHECKERS[name] = Checker(name, guarded, tuple(mistakes), check.__module__)
         return guarded
@@ -373,12 +380,12 @@ def correct(total, extra=""):
 def run_check(
     fn,
     *,
-    name,
     reference,
     cases,
     arg_names,
+    name=None,
     output_names=None,
-    known_mistakes=(),
+    known_mistakes=None,
     hints=None,
     rtol=RTOL,
     atol=ATOL,
@@ -392,8 +399,6 @@ def run_check(
     ----------
     fn : callable
         The learner's function.
-    name : str
-        Its name in the exercise (used in messages).
     reference : callable
         Same signature as fn; gives the expected output (an array, or a tuple of arrays when fn
         must return several things; whatever ``compare`` judges).
@@ -401,10 +406,14 @@ def run_check(
         Ordered from smallest to largest input, edge cases included.
     arg_names : sequence of str
         Names of fn's parameters, for showing the inputs.
+    name : str, optional
+        Its name in the exercise (used in messages). Default: the name of the ``@checker`` function
+        running this call (``CHECKERS[name]``); outside one it must be given.
     output_names : sequence of str, optional
         Names of the items of a tuple output, e.g. ("output", "weights").
-    known_mistakes : sequence of KnownMistake
-        Tried in order; the first that explains the result on every case gives the hint.
+    known_mistakes : sequence of KnownMistake, optional
+        Tried in order; the first that explains the result on every case gives the hint. Default: the
+        ``mistakes`` of the ``@checker`` running this call (none outside one).
     hints : dict, optional
         Generic hints by problem kind (str, or callable ``hint(got, args)``), overriding
         ``DEFAULT_HINTS``.
@@ -420,6 +429,12 @@ def run_check(
     time_limit : float or None
         Seconds per call (see ``_calls.call_learner``).
     """
+    running = _RUNNING.get()
+    if name is None and running is None:
+        raise TypeError("run_check needs name= when it is not called by an @checker function")
+    name = running.name if name is None else name
+    if known_mistakes is None:
+        known_mistakes = running.mistakes if running is not None else ()
     try:
         with np.errstate(all="ignore"):  # comparing nan/inf outputs must not warn or raise
             return _Run(

@@ -250,8 +250,7 @@ def check_split_heads(split_heads):
     holding columns ``h * d_head:(h + 1) * d_head``. The inputs are numbered entries 0, 1, 2, ... so that
     misplaced ones can be read off."""
     return run_check(
-        split_heads, name="split_heads", reference=cu.split_heads, cases=_SPLIT_CASES,
-        arg_names=("x", "num_heads"), known_mistakes=SPLIT_HEADS_MISTAKES, hints=_SPLIT_HINTS,
+        split_heads, reference=cu.split_heads, cases=_SPLIT_CASES, arg_names=("x", "num_heads"), hints=_SPLIT_HINTS,
     )
 
 
@@ -347,8 +346,7 @@ def check_merge_heads(merge_heads):
     """Check ``merge_heads(x)``: (..., num_heads, T, d_head) -> (..., T, num_heads * d_head), the heads
     side by side (head h fills columns ``h * d_head:(h + 1) * d_head``)."""
     return run_check(
-        merge_heads, name="merge_heads", reference=cu.merge_heads, cases=_MERGE_CASES,
-        arg_names=("x",), known_mistakes=MERGE_HEADS_MISTAKES, hints=_MERGE_HINTS,
+        merge_heads, reference=cu.merge_heads, cases=_MERGE_CASES, arg_names=("x",), hints=_MERGE_HINTS,
     )
 
 
@@ -527,7 +525,6 @@ def check_multi_head_attention(multi_head_attention):
     (..., T, d_model), weights (..., num_heads, T, T).
     """
     return run_check(
-        multi_head_attention, name="multi_head_attention", reference=cu.multi_head_attention, cases=_MHA_CASES,
+        multi_head_attention, reference=cu.multi_head_attention, cases=_MHA_CASES, hints=_MHA_HINTS,
         arg_names=("x", "w_q", "w_k", "w_v", "w_o", "num_heads", "mask"), output_names=("output", "weights"),
-        known_mistakes=MULTI_HEAD_ATTENTION_MISTAKES, hints=_MHA_HINTS,
     )

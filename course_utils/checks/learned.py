@@ -108,11 +108,9 @@ def check_softmax_backward(softmax_backward):
     """
     return run_check(
         softmax_backward,
-        name="softmax_backward",
         reference=cu.lessons.training.softmax_backward,
         cases=_SB_CASES,
         arg_names=("weights", "grad_weights"),
-        known_mistakes=SOFTMAX_BACKWARD_MISTAKES,
     )
 
 
@@ -162,9 +160,7 @@ def check_grad_scores(grad_scores):
     """
     return run_check(
         grad_scores,
-        name="grad_scores",
         reference=cu.lessons.training.grad_scores,
         cases=_GS_CASES,
         arg_names=("weights", "v", "grad_output"),
-        known_mistakes=GRAD_SCORES_MISTAKES,
     )

@@ -112,8 +112,7 @@ _CAUSAL_HINTS = {
 def check_causal_mask(causal_mask):
     """Check a learner's ``causal_mask(T)``: (T, T) bool, True (may attend) on and below the diagonal."""
     return run_check(
-        causal_mask, name="causal_mask", reference=cu.causal_mask, cases=_CAUSAL_CASES,
-        arg_names=("T",), known_mistakes=CAUSAL_MASK_MISTAKES, hints=_CAUSAL_HINTS,
+        causal_mask, reference=cu.causal_mask, cases=_CAUSAL_CASES, arg_names=("T",), hints=_CAUSAL_HINTS,
         compare=MaskComparison("`np.tril(np.ones((T, T), dtype=bool))`"),
     )
 
@@ -200,8 +199,7 @@ def check_padding_mask(padding_mask):
     """Check a learner's ``padding_mask(lengths, T)``: lengths (B,) ints -> (B, T) bool,
     ``mask[b, t] = t < lengths[b]`` (True at the real positions)."""
     return run_check(
-        padding_mask, name="padding_mask", reference=cu.padding_mask, cases=_PADDING_CASES,
-        arg_names=("lengths", "T"), known_mistakes=PADDING_MASK_MISTAKES, hints=_PADDING_HINTS,
+        padding_mask, reference=cu.padding_mask, cases=_PADDING_CASES, arg_names=("lengths", "T"), hints=_PADDING_HINTS,
         compare=MaskComparison("a comparison such as `np.arange(T)[None, :] < lengths[:, None]`"),
     )
 
@@ -485,12 +483,10 @@ def check_masked_attention(masked_attention):
     """
     return run_check(
         masked_attention,
-        name="masked_attention",
         reference=cu.scaled_dot_product_attention,
         cases=_ATTENTION_CASES,
         arg_names=("q", "k", "v", "mask"),
         output_names=("output", "weights"),
-        known_mistakes=MASKED_ATTENTION_MISTAKES,
         hints=_ATTENTION_HINTS,
     )
 
@@ -642,6 +638,5 @@ def check_buggy_masks(buggy_masks):
     ("causal", "padding", "causal + padding") -> the labels of the buggy candidates ("A", "B", "C"),
     as a string ("A" or "A, C") or a list/tuple/set of strings; empty for none."""
     return run_check(
-        buggy_masks, name=_NAME_BUGGY, reference=_answer_key, cases=(Case("your answers", ()),),
-        arg_names=(), compare=_BUGGY_ANSWERS,
+        buggy_masks, reference=_answer_key, cases=(Case("your answers", ()),), arg_names=(), compare=_BUGGY_ANSWERS,
     )

@@ -188,7 +188,7 @@ def check_shapes(shapes):
     """Check the shape-table exercise: ``shapes(T, d_model, d_k, d_v)`` returns a dict with one entry per
     name of ``SHAPE_NAMES``, each a tuple of ints such as ``(T, d_k)``. Every size differs in the first case."""
     result = run_check(
-        shapes, name="shapes", reference=reference_shapes,
+        shapes, reference=reference_shapes,
         cases=tuple(Case("T={}, d_model={}, d_k={}, d_v={}".format(*sizes), sizes) for sizes in _SHAPE_CASES),
         arg_names=("T", "d_model", "d_k", "d_v"), hints=_SHAPES_HINTS, compare=_ShapeTable(),
     )
@@ -305,12 +305,10 @@ def check_project(project):
     """
     return run_check(
         project,
-        name="project",
         reference=_reference_project,
         cases=_PROJECT_CASES,
         arg_names=("x", "w_q", "w_k", "w_v"),
         output_names=("q", "k", "v"),
-        known_mistakes=PROJECT_MISTAKES,
         hints=_PROJECT_HINTS,
     )
 
@@ -415,11 +413,9 @@ def check_scaled_scores(scaled_scores):
     """
     return run_check(
         scaled_scores,
-        name="scaled_scores",
         reference=_reference_scaled_scores,
         cases=_SCALED_SCORES_CASES,
         arg_names=("q", "k"),
-        known_mistakes=SCALED_SCORES_MISTAKES,
         hints=_SCALED_SCORES_HINTS,
     )
 
@@ -556,11 +552,9 @@ def check_self_attention(self_attention):
     """
     return run_check(
         self_attention,
-        name="self_attention",
         reference=_reference_self_attention,
         cases=_SELF_ATTENTION_CASES,
         arg_names=("x", "w_q", "w_k", "w_v"),
         output_names=("output", "weights"),
-        known_mistakes=SELF_ATTENTION_MISTAKES,
         hints=_SELF_ATTENTION_HINTS,
     )

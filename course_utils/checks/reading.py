@@ -156,7 +156,7 @@ def check_plot_diagnoses(plot_diagnoses):
     """Check the "what is wrong here?" exercise: a function of no arguments returning a dict, plot label
     ("P", "Q", ...) -> one of ``DIAGNOSES`` (case and hyphens do not matter)."""
     return run_check(
-        plot_diagnoses, name=_NAME_DIAGNOSES, reference=lambda: {k: v.diagnosis for k, v in _VERDICTS.items()},
+        plot_diagnoses, reference=lambda: {k: v.diagnosis for k, v in _VERDICTS.items()},
         cases=(Case("your answers", ()),), arg_names=(), compare=_DIAGNOSIS_ANSWERS,
     )
 
@@ -240,9 +240,8 @@ _CONTRIBUTION_HINTS = {
 def check_contributions(contributions):
     """Check a learner's ``contributions(weights, values) -> (T, d_v)``, ``weights[j] * values[j]``."""
     return run_check(
-        contributions, name="contributions", reference=cu.lessons.influence.contributions,
-        cases=_CONTRIBUTION_CASES, arg_names=("weights", "values"),
-        known_mistakes=CONTRIBUTIONS_MISTAKES, hints=_CONTRIBUTION_HINTS,
+        contributions, reference=cu.lessons.influence.contributions, cases=_CONTRIBUTION_CASES,
+        arg_names=("weights", "values"), hints=_CONTRIBUTION_HINTS,
     )
 
 
@@ -379,9 +378,8 @@ _REMOVAL_HINTS = {
 def check_removal_effects(removal_effects):
     """Check a learner's ``removal_effects(scores, values) -> (T,)``: scores (T,), values (T, d_v)."""
     return run_check(
-        removal_effects, name="removal_effects", reference=cu.lessons.influence.removal_effects,
-        cases=_REMOVAL_CASES, arg_names=("scores", "values"),
-        known_mistakes=REMOVAL_EFFECTS_MISTAKES, hints=_REMOVAL_HINTS,
+        removal_effects, reference=cu.lessons.influence.removal_effects, cases=_REMOVAL_CASES,
+        arg_names=("scores", "values"), hints=_REMOVAL_HINTS,
     )
 
 
@@ -628,9 +626,8 @@ def check_capstone_layer(capstone_layer):
     ``cu.padding_mask`` (the answer itself) is told so, kindly, and not called correct.
     """
     return run_check(
-        capstone_layer, name="capstone_layer", reference=_reference_capstone,
-        cases=_CAPSTONE_CASES, arg_names=("x", "lengths", "w_q", "w_k", "w_v", "w_o", "num_heads"),
-        output_names=("output", "weights"), known_mistakes=CAPSTONE_MISTAKES, hints=_CAPSTONE_HINTS,
+        capstone_layer, reference=_reference_capstone, cases=_CAPSTONE_CASES, hints=_CAPSTONE_HINTS,
+        arg_names=("x", "lengths", "w_q", "w_k", "w_v", "w_o", "num_heads"), output_names=("output", "weights"),
         forbidden=_capstone_answers(),
     )
 

@@ -158,11 +158,9 @@ def check_softmax(softmax):
     summing to one (1-D cases first, then 2-D: softmax along the last axis)."""
     return run_check(
         softmax,
-        name="softmax",
         reference=cu.softmax,
         cases=_SOFTMAX_CASES,
         arg_names=("x",),
-        known_mistakes=SOFTMAX_MISTAKES,
         hints=_SOFTMAX_HINTS,
     )
 
@@ -275,12 +273,10 @@ def check_attention_row(attention_row):
     (T, d_v) -> output (d_v,), weights (T,), with ``weights = softmax(scores)``, ``output = weights @ values``."""
     return run_check(
         attention_row,
-        name="attention_row",
         reference=cu.attention_row,
         cases=_ATTENTION_ROW_CASES,
         arg_names=("scores", "values"),
         output_names=("output", "weights"),
-        known_mistakes=ATTENTION_ROW_MISTAKES,
         hints=_ATTENTION_ROW_HINTS,
     )
 
@@ -409,7 +405,6 @@ def check_scores_for_third_value(choose_scores):
     """Check the prediction exercise: a function of no arguments returning three scores (list or array)
     whose softmax gives the third key at least 0.9 of the weight; every message shows the weights."""
     return run_check(
-        choose_scores, name=_NAME, reference=lambda: None, cases=(Case("your three scores", ()),),
-        arg_names=(), known_mistakes=SCORES_FOR_THIRD_VALUE_MISTAKES, hints=_SCORES_HINTS,
-        compare=_ThirdWeightRule(),
+        choose_scores, reference=lambda: None, cases=(Case("your three scores", ()),), arg_names=(),
+        hints=_SCORES_HINTS, compare=_ThirdWeightRule(),
     )

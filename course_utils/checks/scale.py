@@ -251,11 +251,9 @@ def check_online_update(online_update):
     arguments are described in the module docstring)."""
     return run_check(
         online_update,
-        name="online_update",
         reference=_reference,
         cases=_CASES,
         arg_names=("m", "l", "o", "scores_block", "v_block"),
         output_names=("m_new", "l_new", "o_new"),
-        known_mistakes=ONLINE_UPDATE_MISTAKES,
         hints=_HINTS,
     )
