@@ -132,25 +132,18 @@ class Outcome:
 class KnownMistake:
     """A mistake learners make, recognised from its output or its error, with a specific hint.
 
-    Parameters
-    ----------
-    name : str
-        Short identifier (for tests and maintainers; not shown; ``CheckResult.mistake``).
-    hint : str or callable
-        Shown to the learner. A callable is called as ``hint(got, args)`` with the answer and
-        the inputs of the case reported, and returns the text.
-    reproduce : callable or tuple of callables
-        Functions with the learner function's signature that compute the buggy result. The
-        mistake is named when ONE of them gives the learner's output on every case (see the
-        module docstring).
-    error : callable, optional
-        ``error(exception) -> bool``: recognises the mistake from an exception the learner's
-        function raised (see ``error_message_contains``); ``error(exception, args)`` also gets the
-        case's inputs, for a message whose sizes must fit them.
-    matches : callable or tuple of callables, optional
-        ``matches(got, args) -> bool``: recognises the mistake from a property of the learner's
-        answer (for answers judged by a rule, or for a mistake seen in one part of the answer
-        whatever the rest does). Named when ONE of them holds on every case.
+    name : short identifier (for tests and maintainers; not shown; ``CheckResult.mistake``).
+    hint : shown to the learner: a str, or ``hint(got, args) -> str`` of the answer and the inputs
+        of the case reported.
+    reproduce : a function, or a tuple of them, with the learner function's signature, computing the
+        buggy result. The mistake is named when ONE of them gives the learner's output on every case
+        (see the module docstring).
+    error : optional ``error(exception) -> bool``: recognises the mistake from an exception the
+        learner's function raised (see ``error_message_contains``); ``error(exception, args)`` also
+        gets the case's inputs, for a message whose sizes must fit them.
+    matches : optional ``matches(got, args) -> bool``, or a tuple of them: recognises the mistake from
+        a property of the learner's answer (for answers judged by a rule, or for a mistake seen in
+        one part of the answer whatever the rest does). Named when ONE of them holds on every case.
     """
 
     name: str
@@ -395,39 +388,22 @@ def run_check(
 ):
     """Run the learner's ``fn`` on every case and report the first failure, with a precise hint.
 
-    Parameters
-    ----------
-    fn : callable
-        The learner's function.
-    reference : callable
-        Same signature as fn; gives the expected output (an array, or a tuple of arrays when fn
-        must return several things; whatever ``compare`` judges).
-    cases : sequence of Case
-        Ordered from smallest to largest input, edge cases included.
-    arg_names : sequence of str
-        Names of fn's parameters, for showing the inputs.
-    name : str, optional
-        Its name in the exercise (used in messages). Default: the name of the ``@checker`` function
-        running this call (``CHECKERS[name]``); outside one it must be given.
-    output_names : sequence of str, optional
-        Names of the items of a tuple output, e.g. ("output", "weights").
-    known_mistakes : sequence of KnownMistake, optional
-        Tried in order; the first that explains the result on every case gives the hint. Default: the
-        ``mistakes`` of the ``@checker`` running this call (none outside one).
-    hints : dict, optional
-        Generic hints by problem kind (str, or callable ``hint(got, args)``), overriding
-        ``DEFAULT_HINTS``.
-    rtol, atol : float
-        Tolerances of ``np.allclose`` (for the default comparison).
-    compare : Comparison, optional
-        How answers are judged and shown (default: arrays of real numbers).
-    forbidden : dict, optional
-        ``{"cu.multi_head_attention": function, ...}``: functions that would hand the learner the
-        answer, besides the course's own answer to exercise ``name`` (``_own_answers``). If the
-        learner's function calls one, a right answer is not called correct, and the report says
-        which, kindly.
-    time_limit : float or None
-        Seconds per call (see ``_calls.call_learner``).
+    reference : same signature as fn; gives the expected output (an array, or a tuple of arrays when
+        fn must return several things; whatever ``compare`` judges).
+    cases : a sequence of Case, from the smallest input to the largest, edge cases included.
+    arg_names : the names of fn's parameters, for showing the inputs.
+    name : fn's name in the exercise (used in messages). Default: the name of the ``@checker``
+        function running this call (``CHECKERS[name]``); outside one it must be given.
+    output_names : the names of the items of a tuple output, e.g. ("output", "weights").
+    known_mistakes : KnownMistakes tried in order; the first that explains the result on every case
+        gives the hint. Default: the ``mistakes`` of the ``@checker`` running this call (none outside one).
+    hints : generic hints by problem kind (str, or callable ``hint(got, args)``), overriding ``DEFAULT_HINTS``.
+    rtol, atol : the tolerances of ``np.allclose`` (for the default comparison).
+    compare : a Comparison, how answers are judged and shown (default: arrays of real numbers).
+    forbidden : ``{"cu.multi_head_attention": function, ...}``, functions that would hand the learner
+        the answer, besides the course's own answer to exercise ``name`` (``_own_answers``). If the
+        learner's function calls one, a right answer is not called correct, and the report says which.
+    time_limit : seconds per call (None: no limit; see ``_calls.call_learner``).
     """
     running = _RUNNING.get()
     if name is None and running is None:
@@ -550,13 +526,9 @@ class _Run:
         answer_only = self.total == 1 and not self.arg_names  # a function of no arguments: one answer
         if answer_only:
             headline = f"Not yet right: {problem.text}"
-        elif passed == 0:
-            headline = f"Not yet right: {name} fails case 1 of {self.total} ({case.label})."
-        elif passed == 1:
-            headline = f"Not yet right: {name} fails case 2 of {self.total} ({case.label}); case 1 passed."
         else:
-            headline = (f"Not yet right: {name} fails case {index} of {self.total} ({case.label}); "
-                        f"cases 1-{passed} passed.")
+            before = {0: "", 1: "; case 1 passed"}.get(passed, f"; cases 1-{passed} passed")
+            headline = f"Not yet right: {name} fails case {index} of {self.total} ({case.label}){before}."
         lines = [headline, *([] if answer_only else [field("input", inputs)]), *reported.details]
         if problem.kind != "exception" and not answer_only:  # an error's lines say it all
             lines.append(field("problem", problem.text))

@@ -30,23 +30,14 @@ _CODE_STYLE = "font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;
 class CheckResult:
     """Outcome of one checker run.
 
-    Attributes
-    ----------
-    status : str
-        ``"not attempted"``, ``"wrong"`` or ``"correct"``.
-    message : str
-        Plain-text report without the hint. Its first line starts with "Correct",
+    status : ``"not attempted"``, ``"wrong"`` or ``"correct"``.
+    message : the plain-text report without the hint. Its first line starts with "Correct",
         "Not yet right" or "Not attempted yet"; detail lines follow.
-    hint : str or None
-        Advice for the mistake recognised (or a generic one); None when correct.
-    passed : int
-        Cases passed before the first failure (all of them when correct).
-    total : int
-        Number of cases the checker has.
-    case : str or None
-        Description of the failing case (its number, label and input), None otherwise.
-    mistake : str or None
-        The name of the known mistake the hint names (``KnownMistake.name``), or None when the
+    hint : advice for the mistake recognised (or a generic one); None when correct.
+    passed : the number of cases passed before the first failure (all of them when correct).
+    total : the number of cases the checker has.
+    case : a description of the failing case (its number, label and input), None otherwise.
+    mistake : the name of the known mistake the hint names (``KnownMistake.name``), or None when the
         hint is a generic one (or there is no hint). For tests and maintainers; not shown.
 
     ``repr(result)`` and ``str(result)`` give the message followed by ``Hint: ...``;
