@@ -204,25 +204,27 @@ def error_text(exc):
     return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
 
 
-def _raised_in(exc, fn):
-    """True if the innermost frame of exc's traceback runs fn's own code (or fn has no code)."""
-    code = getattr(inspect.unwrap(fn), "__code__", None)
-    tb = exc.__traceback__
-    if code is None or tb is None:
-        return True
-    while tb.tb_next is not None:
-        tb = tb.tb_next
-    return tb.tb_frame.f_code is code
-
-
-def raising_function_name(exc):
-    """Name of the function whose code raised exc (innermost frame)."""
+def _raising_code(exc):
+    """The code object of exc's innermost traceback frame (None without a traceback)."""
     tb = exc.__traceback__
     if tb is None:
         return None
     while tb.tb_next is not None:
         tb = tb.tb_next
-    return tb.tb_frame.f_code.co_name
+    return tb.tb_frame.f_code
+
+
+def _raised_in(exc, fn):
+    """True if the innermost frame of exc's traceback runs fn's own code (or fn has no code)."""
+    code = getattr(inspect.unwrap(fn), "__code__", None)
+    raising = _raising_code(exc)
+    return code is None or raising is None or raising is code
+
+
+def raising_function_name(exc):
+    """Name of the function whose code raised exc (innermost frame)."""
+    raising = _raising_code(exc)
+    return raising.co_name if raising is not None else None
 
 
 def learner_line(exc):

@@ -43,17 +43,13 @@ def _split(x, num_heads, how="ok"):
     *lead, T, d_model = x.shape
     h = int(num_heads)
     d = d_model // h
-    if how == "ok":
-        return np.swapaxes(x.reshape(*lead, T, h, d), -3, -2)  # (..., h, T, d)
-    if how == "no transpose":
-        return x.reshape(*lead, h, T, d)  # (..., h, T, d) but rows and columns scrambled
-    if how == "interleave":
-        return np.moveaxis(x.reshape(*lead, T, d, h), -1, -3)  # (..., h, T, d), columns i::h
-    if how == "forgot transpose":
-        return x.reshape(*lead, T, h, d)  # (..., T, h, d)
-    if how == "wrong swap":
-        return np.swapaxes(x.reshape(*lead, T, h, d), -1, -2)  # (..., T, d, h)
-    raise ValueError(how)  # pragma: no cover - a typo in this module
+    return {
+        "ok": lambda: np.swapaxes(x.reshape(*lead, T, h, d), -3, -2),  # (..., h, T, d)
+        "no transpose": lambda: x.reshape(*lead, h, T, d),  # (..., h, T, d) but rows and columns scrambled
+        "interleave": lambda: np.moveaxis(x.reshape(*lead, T, d, h), -1, -3),  # (..., h, T, d), columns i::h
+        "forgot transpose": lambda: x.reshape(*lead, T, h, d),  # (..., T, h, d)
+        "wrong swap": lambda: np.swapaxes(x.reshape(*lead, T, h, d), -1, -2),  # (..., T, d, h)
+    }[how]()
 
 
 def _merge(x, how="ok"):
@@ -66,21 +62,15 @@ def _merge(x, how="ok"):
     """
     x = np.asarray(x, dtype=float)
     *lead, h, T, d = x.shape
-    if how == "ok":
-        return np.swapaxes(x, -3, -2).reshape(*lead, T, h * d)
-    if how == "no transpose":
-        return x.reshape(*lead, T, h * d)
-    if how == "interleave":
-        return np.moveaxis(x, -3, -1).reshape(*lead, T, h * d)
-    if how == "sum":
-        return x.sum(axis=-3)
-    if how == "mean":
-        return x.mean(axis=-3)
-    if how == "rows":
-        return x.reshape(*lead, h * T, d)
-    if how == "batch":
-        return np.concatenate(list(x), axis=-1)
-    raise ValueError(how)  # pragma: no cover
+    return {
+        "ok": lambda: np.swapaxes(x, -3, -2).reshape(*lead, T, h * d),
+        "no transpose": lambda: x.reshape(*lead, T, h * d),
+        "interleave": lambda: np.moveaxis(x, -3, -1).reshape(*lead, T, h * d),
+        "sum": lambda: x.sum(axis=-3),
+        "mean": lambda: x.mean(axis=-3),
+        "rows": lambda: x.reshape(*lead, h * T, d),
+        "batch": lambda: np.concatenate(list(x), axis=-1),
+    }[how]()
 
 
 def _heads_mask(mask):
