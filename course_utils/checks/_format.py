@@ -149,9 +149,7 @@ def describe(v):
     if isinstance(v, (int, float, np.integer, np.floating)):
         return f"a single number ({_fmt_scalar(v)})"
     if isinstance(v, (tuple, list)):
-        kind = type(v).__name__
-        n = len(v)
-        return f"a {kind} of {n} item{'s' if n != 1 else ''}"
+        return f"a {type(v).__name__} of {plural(len(v), 'item')}"
     return f"a value of type {type(v).__name__}"
 
 

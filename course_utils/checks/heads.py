@@ -245,18 +245,15 @@ def check_split_heads(split_heads):
 
 
 # ================================================================ merge_heads
-def _merge_cases():
-    v = (embed_wide(TICKET) @ random_projections()[2]).round(2)  # (5, 8): the notebook's values
-    return (
-        Case("2 heads, T=3, d_head=2: x of shape (2, 3, 2)", (_arange(2, 3, 2),)),
-        Case("3 heads, T=4, d_head=2: x of shape (3, 4, 2)", (_arange(3, 4, 2),)),
-        Case("one head: x of shape (1, 3, 4)", (_arange(1, 3, 4),)),
-        Case("a batch: x of shape (B, h, T, d_head) = (2, 2, 3, 2)", (_arange(2, 2, 3, 2),)),
-        Case("the ticket's values split into 4 heads: x of shape (4, 5, 2)", (cu.split_heads(v, 4),)),
-    )
+_TICKET_V = (embed_wide(TICKET) @ random_projections()[2]).round(2)  # (5, 8): the notebook's values, rounded
 
-
-_MERGE_CASES = _merge_cases()
+_MERGE_CASES = (
+    Case("2 heads, T=3, d_head=2: x of shape (2, 3, 2)", (_arange(2, 3, 2),)),
+    Case("3 heads, T=4, d_head=2: x of shape (3, 4, 2)", (_arange(3, 4, 2),)),
+    Case("one head: x of shape (1, 3, 4)", (_arange(1, 3, 4),)),
+    Case("a batch: x of shape (B, h, T, d_head) = (2, 2, 3, 2)", (_arange(2, 2, 3, 2),)),
+    Case("the ticket's values split into 4 heads: x of shape (4, 5, 2)", (cu.split_heads(_TICKET_V, 4),)),
+)
 
 _MERGE_ORDER_HINT = (
     "Merging must undo the split: row t of the result is head 0's row t, then head 1's row t, "
@@ -347,22 +344,16 @@ def _mha_case(label, seed, T, d_model, num_heads, mask=None, lead=()):
     return Case(label, (x, *ws, num_heads, mask))
 
 
-def _mha_cases():
-    W_Q, W_K, W_V, W_O = random_projections()
-    padding = np.array([[[True, True, True, True]], [[True, True, False, False]]])  # (B, 1, T): lengths 4, 2
-    return (
-        _mha_case("T=3, d_model=4, 2 heads, no mask", 10, 3, 4, 2),
-        _mha_case("T=4, d_model=6, 3 heads, no mask", 20, 4, 6, 3),
-        _mha_case("causal mask, T=4, d_model=4, 2 heads", 30, 4, 4, 2, mask=np.tril(np.ones((4, 4), dtype=bool))),
-        _mha_case("one head: d_head = d_model = 4, T=3", 40, 3, 4, 1),
-        _mha_case("a batch of 2 with key padding: x (2, 4, 8), 4 heads, mask (2, 1, 4)", 50, 4, 8, 4,
-                  mask=padding, lead=(2,)),
-        Case("the ticket (T=5, d_model=8) with the notebook's matrices, 4 heads, causal mask",
-             (embed_wide(TICKET), W_Q, W_K, W_V, W_O, 4, np.tril(np.ones((5, 5), dtype=bool)))),
-    )
-
-
-_MHA_CASES = _mha_cases()
+_MHA_CASES = (
+    _mha_case("T=3, d_model=4, 2 heads, no mask", 10, 3, 4, 2),
+    _mha_case("T=4, d_model=6, 3 heads, no mask", 20, 4, 6, 3),
+    _mha_case("causal mask, T=4, d_model=4, 2 heads", 30, 4, 4, 2, mask=np.tril(np.ones((4, 4), dtype=bool))),
+    _mha_case("one head: d_head = d_model = 4, T=3", 40, 3, 4, 1),
+    _mha_case("a batch of 2 with key padding: x (2, 4, 8), 4 heads, mask (2, 1, 4)", 50, 4, 8, 4,
+              mask=np.array([[[True, True, True, True]], [[True, True, False, False]]]), lead=(2,)),  # lengths 4, 2
+    Case("the ticket (T=5, d_model=8) with the notebook's matrices, 4 heads, causal mask",
+         (embed_wide(TICKET), *random_projections(), 4, np.tril(np.ones((5, 5), dtype=bool)))),
+)
 
 
 def _bug(**knobs):

@@ -23,8 +23,8 @@ def _exp(x):
     return np.exp(np.asarray(x, dtype=float))
 
 
-def _row_sum(e):
-    return e.sum(axis=-1, keepdims=True)
+def _row_normalised(e):
+    return e / e.sum(axis=-1, keepdims=True)
 
 
 # ================================================================ softmax
@@ -76,7 +76,7 @@ SOFTMAX_MISTAKES = (
         "to inf (`np.exp(1000)` is inf) and inf / inf is nan; exp of very negative scores underflows "
         "to 0 and 0 / 0 is nan. Shifting a row's scores by the same amount does not change its softmax.",
         reproduce=(
-            lambda x: _exp(x) / _row_sum(_exp(x)),
+            lambda x: _row_normalised(_exp(x)),
             # without the shift, a 1-D habit also sums the whole array: the per-row hint covers both
             lambda x: _exp(x) / _exp(x).sum(),
         ),
@@ -86,8 +86,7 @@ SOFTMAX_MISTAKES = (
         "Subtract the max, not the min: `x - x.min()` makes the largest score bigger (here it "
         "becomes 1000), so exp overflows to inf. After `x - x.max()` every score is at most 0 and "
         "exp stays between 0 and 1.",
-        reproduce=lambda x: _exp(x - np.min(x, axis=-1, keepdims=True))
-        / _row_sum(_exp(x - np.min(x, axis=-1, keepdims=True))),
+        reproduce=lambda x: _row_normalised(_exp(x - np.min(x, axis=-1, keepdims=True))),
     ),
     KnownMistake(
         "exp only",
@@ -115,8 +114,7 @@ SOFTMAX_MISTAKES = (
         reproduce=(
             lambda x: x / x.sum(axis=-1, keepdims=True),
             lambda x: x / x.sum(),
-            lambda x: (x - np.max(x, axis=-1, keepdims=True))
-            / _row_sum(x - np.max(x, axis=-1, keepdims=True)),
+            lambda x: _row_normalised(x - np.max(x, axis=-1, keepdims=True)),
             lambda x: (x - np.max(x)) / (x - np.max(x)).sum(),
         ),
     ),
@@ -136,7 +134,7 @@ SOFTMAX_MISTAKES = (
         "global max shift",
         "Subtract each row's own max: `x.max(axis=-1, keepdims=True)`. With the max of the whole "
         "array, a row whose scores are all far below it gets exp(...) = 0 everywhere, and 0 / 0 is nan.",
-        reproduce=lambda x: _exp(x - np.max(x)) / _row_sum(_exp(x - np.max(x))),
+        reproduce=lambda x: _row_normalised(_exp(x - np.max(x))),
     ),
 )
 
