@@ -81,12 +81,14 @@ def _heads_mask(mask):
     return m[..., None, :, :]
 
 
-def _mha(x, w_q, w_k, w_v, w_o, num_heads, mask=None, *, split="ok", merge="ok", out="ok",
-         scale="d_head", axis=-1, use_mask=True, mask_at="scores", weights="per head", softmax=course_softmax):
-    """Multi-head attention with one knob per known mistake; returns (output, weights).
+def multi_head_variant(x, w_q, w_k, w_v, w_o, num_heads, mask=None, *, split="ok", merge="ok", out="ok",
+                       scale="d_head", axis=-1, use_mask=True, mask_at="scores", weights="per head",
+                       softmax=course_softmax, fill=-np.inf, additive=False, head_axis=True):
+    """Multi-head attention with one knob per known mistake (also those of 05's capstone); returns (output, weights).
 
-    mask_at: "scores" (blocked scores -inf before the softmax) or "weights" (the softmax of all
-    scores, then the blocked weights set to 0, not renormalised).
+    mask_at: "scores" (blocked scores set to ``fill`` before the softmax, or with ``additive`` ``fill`` added
+    to them) or "weights" (the softmax of all scores, then the blocked weights set to 0, not renormalised).
+    head_axis False: the mask meets the scores (..., h, T, T) without a heads axis inserted.
     """
     x = np.asarray(x, dtype=float)
     d_model = x.shape[-1]
@@ -96,11 +98,13 @@ def _mha(x, w_q, w_k, w_v, w_o, num_heads, mask=None, *, split="ok", merge="ok",
     divisor = {"d_head": np.sqrt(d), "d_model": np.sqrt(d_model), "none": 1.0, "d_head plain": float(d),
                "heads": np.sqrt(h)}[scale]
     scores = q @ np.swapaxes(k, -1, -2) / divisor  # (..., h, T, T)
-    if mask is not None and use_mask and mask_at == "scores":
-        scores = np.where(_heads_mask(mask), scores, -np.inf)
+    blocked = mask is not None and use_mask
+    m = (_heads_mask(mask) if head_axis else np.asarray(mask, dtype=bool)) if blocked else None
+    if blocked and mask_at == "scores":
+        scores = scores + np.where(m, 0.0, fill) if additive else np.where(m, scores, fill)
     w = softmax(scores, axis=axis)  # (..., h, T, T)
-    if mask is not None and use_mask and mask_at == "weights":
-        w = np.where(_heads_mask(mask), w, 0.0)  # (..., h, T, T): rows no longer sum to one
+    if blocked and mask_at == "weights":
+        w = np.where(m, w, 0.0)  # (..., h, T, T): rows no longer sum to one
     heads = w @ v  # (..., h, T, d)
     w_o = np.asarray(w_o, dtype=float)
     if out == "ok":
@@ -359,8 +363,8 @@ _MHA_CASES = (
 def _bug(**knobs):
     """Buggy multi-head attentions sharing ``knobs``, with the course softmax and a hand-written one."""
     return (
-        lambda *a: _mha(*a, **knobs),
-        lambda *a: _mha(*a, softmax=shifted_softmax, **knobs),
+        lambda *a: multi_head_variant(*a, **knobs),
+        lambda *a: multi_head_variant(*a, softmax=shifted_softmax, **knobs),
     )
 
 
@@ -373,7 +377,7 @@ _W_O_PER_HEAD_HINT = (
 )
 
 MULTI_HEAD_ATTENTION_MISTAKES = (
-    swapped_outputs(_mha),
+    swapped_outputs(multi_head_variant),
     KnownMistake(
         "no output projection",
         "You return the concatenated heads: the output projection is missing. After merging the heads, "

@@ -18,6 +18,7 @@ from course_utils.checks._framework import (
     run_check,
 )
 from course_utils.checks._learner_code import BROADCAST_ERROR, MATMUL_ERROR, SOFTMAXES, course_softmax, swapped_outputs
+from course_utils.checks.heads import multi_head_variant
 from course_utils.lessons.data import (
     ARTICLE_SCORES,
     ARTICLE_VALUES,
@@ -394,21 +395,17 @@ def _reference_capstone(x, lengths, w_q, w_k, w_v, w_o, num_heads):
 
 
 def _layer(x, lengths, w_q, w_k, w_v, w_o, num_heads, *, masks="both", combine="and", pad_axis="keys",
-           invert=False, project=True, softmax="course", fill=-np.inf, scale="head", split=True,
-           head_axis=True, diagonal=0, additive=False, after=None):
-    """The capstone layer with one knob per mistake (the buggy versions the checker recognises).
-
-    ``after="zero"``: an unmasked softmax, then the blocked weights set to 0. (Renormalising each row after that
-    gives the right weights wherever a row has a permitted key: not a mistake of its own.)
+           invert=False, diagonal=0, split=True, softmax="course", **attention):
+    """The capstone layer with one knob per mistake (the buggy versions the checker recognises): the mask it
+    builds from ``lengths``, then notebook 04's ``multi_head_variant`` with the ``attention`` knobs (e.g.
+    ``mask_at="weights"``: an unmasked softmax, then the blocked weights set to 0; renormalising each row after
+    that gives the right weights wherever a row has a permitted key: not a mistake of its own).
     """
     x = np.asarray(x, dtype=float)
-    lengths = np.asarray(lengths)
-    B, T, d_model = x.shape
-    h = num_heads if split else 1
-    d_head = d_model // h
+    B, T, _ = x.shape
     positions = np.arange(T)
     causal = positions[None, :] <= positions[:, None] + diagonal  # (T, T); diagonal 1: sees the next token
-    real = positions[None, :] < lengths[:, None]  # (B, T)
+    real = positions[None, :] < np.asarray(lengths)[:, None]  # (B, T)
     pad = real[:, None, :] if pad_axis == "keys" else real[:, :, None]  # (B, 1, T) or (B, T, 1)
     if masks == "causal":
         mask = np.broadcast_to(causal, (B, T, T))
@@ -418,27 +415,9 @@ def _layer(x, lengths, w_q, w_k, w_v, w_o, num_heads, *, masks="both", combine="
         mask = (causal & pad) if combine == "and" else (causal | pad)  # (B, T, T)
     if invert:
         mask = ~mask
-
-    def heads(a):  # (B, T, d_model) -> (B, h, T, d_head)
-        return a.reshape(B, T, h, d_head).transpose(0, 2, 1, 3)
-
-    q, k, v = heads(x @ w_q), heads(x @ w_k), heads(x @ w_v)
-    divisor = np.sqrt(d_head) if scale == "head" else np.sqrt(d_model)
-    scores = q @ np.swapaxes(k, -1, -2) / divisor  # (B, h, T, T)
-    heads_mask = mask[:, None] if head_axis else mask
-    if after == "zero":  # the softmax of every score, then the blocked weights zeroed
-        weights = np.where(heads_mask, SOFTMAXES[softmax](scores), 0.0)  # (B, h, T, T)
-    elif additive:  # scores + fill at the blocked keys (a row with no key keeps its unmasked softmax)
-        scores = scores + np.where(heads_mask, 0.0, fill)
-        weights = SOFTMAXES[softmax](scores)  # (B, h, T, T)
-    else:
-        scores = np.where(heads_mask, scores, fill)
-        weights = SOFTMAXES[softmax](scores)  # (B, h, T, T)
-    merged = (weights @ v).transpose(0, 2, 1, 3).reshape(B, T, d_model)  # (B, T, d_model)
-    output = merged @ w_o if project else merged
-    if not split:
-        weights = weights[:, 0]  # (B, T, T): one head
-    return output, weights
+    output, weights = multi_head_variant(x, w_q, w_k, w_v, w_o, num_heads if split else 1, mask,
+                                         softmax=SOFTMAXES[softmax], **attention)  # weights (B, h, T, T)
+    return output, weights if split else weights[:, 0]  # one head: (B, T, T)
 
 
 def _off_by(got, args):
@@ -495,7 +474,7 @@ CAPSTONE_MISTAKES = (
         "no output projection",
         "Everything matches except the last step: after merging the heads, multiply by the output "
         "projection, `output = cu.merge_heads(heads) @ w_o` (notebook 04).",
-        reproduce=_variants(project=False),
+        reproduce=_variants(out="none"),
     ),
     KnownMistake(
         "nan rows",
@@ -578,13 +557,13 @@ CAPSTONE_MISTAKES = (
         "blocked keys a share of every row, so the permitted keys' weights no longer add up to one. "
         "Mask the scores before the softmax: `np.where(mask[:, None], scores, -np.inf)`, then "
         "`cu.softmax` (notebook 03).",
-        reproduce=lambda *a: _layer(*a, after="zero"),
+        reproduce=lambda *a: _layer(*a, mask_at="weights"),
     ),
     KnownMistake(
         "scale with d_model",
         "Each head compares queries and keys of width d_head = d_model // num_heads, so its scores are "
         "divided by `np.sqrt(d_head)`, not `np.sqrt(d_model)`.",
-        reproduce=_variants(scale="model"),
+        reproduce=_variants(scale="d_model"),
     ),
     KnownMistake(
         "one head",
@@ -593,7 +572,7 @@ CAPSTONE_MISTAKES = (
         "projections into heads, `cu.split_heads(x @ w_q, num_heads)` (B, h, T, d_head), attend in every "
         "head, then `cu.merge_heads` the head outputs.",
         reproduce=_variants(split=False) + (
-            lambda *a: (lambda out, w: (out, w.mean(axis=1)))(*_layer(*a)),  # right output, averaged weights
+            lambda *a: _layer(*a, weights="mean"),  # right output, averaged weights
         ),
     ),
     swapped_outputs(_layer),
