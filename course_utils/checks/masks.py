@@ -280,23 +280,17 @@ def _attend(q, k, v, mask, *, fill=-np.inf, how="before", softmax=course_softmax
     d_k, t_k, d_v = q.shape[-1], k.shape[-2], v.shape[-1]
     divisor = {"sqrt": np.sqrt(d_k), "none": 1.0, "d_k": d_k, "sqrt_T": np.sqrt(t_k), "sqrt_d_v": np.sqrt(d_v)}[scale]
     scores = q @ np.swapaxes(k, -1, -2) / divisor  # (..., T_q, T_k)
-    if how == "before":
-        weights = softmax(np.where(mask, scores, fill), axis=axis)
-    elif how == "zero":  # the look-alikes of notebook 03 (one home: course_utils.lessons.masking)
-        weights = masked_weights(scores, mask, "zero", softmax=softmax)
-    elif how == "renormalise safely":
-        weights = masked_weights(scores, mask, "renormalise", softmax=softmax)
-    elif how == "renormalise":
-        zeroed = masked_weights(scores, mask, "zero", softmax=softmax)
-        weights = zeroed / zeroed.sum(axis=-1, keepdims=True)  # 0 / 0 = nan where nothing is left
-    elif how == "multiply":
-        weights = softmax(scores * mask, axis=axis)
-    elif how == "add":
-        weights = softmax(scores + mask, axis=axis)
-    elif how == "additive":
-        weights = softmax(scores + fill * ~mask, axis=axis)
-    else:  # pragma: no cover - a typo in this module
-        raise ValueError(how)
+    weights = {
+        "before": lambda: softmax(np.where(mask, scores, fill), axis=axis),
+        # the look-alikes of notebook 03 (one home: course_utils.lessons.masking)
+        "zero": lambda: masked_weights(scores, mask, "zero", softmax=softmax),
+        "renormalise safely": lambda: masked_weights(scores, mask, "renormalise", softmax=softmax),
+        "renormalise": lambda: (zeroed := masked_weights(scores, mask, "zero", softmax=softmax))
+        / zeroed.sum(axis=-1, keepdims=True),  # 0 / 0 = nan where nothing is left
+        "multiply": lambda: softmax(scores * mask, axis=axis),
+        "add": lambda: softmax(scores + mask, axis=axis),
+        "additive": lambda: softmax(scores + fill * ~mask, axis=axis),
+    }[how]()
     weights = np.broadcast_to(weights, np.broadcast_shapes(weights.shape, scores.shape))
     return weights @ v, weights  # (..., T_q, d_v), (..., T_q, T_k)
 
