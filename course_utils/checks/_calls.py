@@ -92,12 +92,8 @@ def call_learner(fn, args, *, time_limit=TIME_LIMIT, watch=()):
                 timed_out = True
             except (Exception, SystemExit) as exc:  # the learner's bug, reported not raised
                 error = exc
-    texts = []
-    for w in caught:
-        text = f"{w.category.__name__}: {w.message}"
-        if text not in texts:
-            texts.append(text)
-    call = Call(value=value, error=error, warnings=tuple(texts), args_after=learner_args,
+    texts = tuple(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught))  # each text once, in order
+    call = Call(value=value, error=error, warnings=texts, args_after=learner_args,
                 timed_out=timed_out, seconds=time.perf_counter() - start,
                 printed=_cap_printed(printed.getvalue()), called=tuple(called))
     if error is not None:
@@ -173,12 +169,8 @@ def _cap_printed(text):
 
 def code_objects(functions):
     """``{code object: name}`` for ``watch``: the functions' own code (decorators unwrapped)."""
-    out = {}
-    for name, fn in functions.items():
-        code = getattr(inspect.unwrap(fn), "__code__", None)
-        if code is not None:
-            out[code] = name
-    return out
+    codes = {name: getattr(inspect.unwrap(fn), "__code__", None) for name, fn in functions.items()}
+    return {code: name for name, code in codes.items() if code is not None}
 
 
 def stub_lines_after(fn):

@@ -51,11 +51,8 @@ class ChoiceAnswers(Comparison):
         missing = [k for k in self.keys if k not in answers]
         unknown = [k for k in answers if k not in self.keys]
         if missing or unknown:
-            parts = []
-            if missing:
-                parts.append(f"missing {self.entry}(s) {missing}")
-            if unknown:
-                parts.append(f"unknown {self.key_word}(s) {unknown}")
+            parts = [text for text, found in ((f"missing {self.entry}(s) {missing}", missing),
+                                              (f"unknown {self.key_word}(s) {unknown}", unknown)) if found]
             return None, Problem("structure", f"the dict has {' and '.join(parts)}; its keys must be {self.keys}.")
         read = {}
         for key in self.keys:

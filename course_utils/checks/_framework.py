@@ -580,12 +580,8 @@ def _and(names):
 
 
 def _called(outcomes):
-    used = []
-    for o in outcomes:
-        for u in o.call.called:
-            if u not in used:
-                used.append(u)
-    return used
+    """The watched functions the learner's function called on any case, in order of first call."""
+    return list(dict.fromkeys(name for o in outcomes for name in o.call.called))
 
 
 __all__ = [

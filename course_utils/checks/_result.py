@@ -60,9 +60,7 @@ class CheckResult:
     @property
     def text(self):
         """The whole plain-text report: message, then the hint if there is one."""
-        if self.hint:
-            return f"{self.message}\nHint: {self.hint}"
-        return self.message
+        return f"{self.message}\nHint: {self.hint}" if self.hint else self.message
 
     def __repr__(self):
         return self.text
@@ -75,10 +73,7 @@ class CheckResult:
     def _repr_html_(self):
         label, border, background = _STYLE[self.status]
         headline, _, details = self.message.partition("\n")
-        if headline.startswith(label):
-            rest = headline[len(label):].lstrip(":").strip()
-        else:
-            rest = headline
+        rest = headline[len(label):].lstrip(":").strip() if headline.startswith(label) else headline
         parts = [
             f'<div style="{_BOX_STYLE.format(border=border, background=background)}" '
             f'data-check-status="{html.escape(self.status)}">',
@@ -97,11 +92,6 @@ class CheckResult:
 
 def _inline_code(text):
     """Escape text for HTML and turn `backticked` spans into <code> elements."""
-    pieces = re.split(r"`([^`]+)`", text)
-    out = []
-    for i, piece in enumerate(pieces):
-        if i % 2:
-            out.append(f'<code style="{_CODE_STYLE}">{html.escape(piece)}</code>')
-        else:
-            out.append(html.escape(piece))
-    return "".join(out)
+    pieces = re.split(r"`([^`]+)`", text)  # the odd pieces were in backticks
+    return "".join(f'<code style="{_CODE_STYLE}">{html.escape(piece)}</code>' if i % 2 else html.escape(piece)
+                   for i, piece in enumerate(pieces))
