@@ -251,10 +251,6 @@ def _library_dirs():
 
 def changed_args(before, after, names):
     """Names of the arguments whose (array) contents differ after the call, with before/after values."""
-    changed = []
-    for name, b, a in zip(names, before, after):
-        if isinstance(b, np.ndarray) and isinstance(a, np.ndarray):
-            same = b.shape == a.shape and np.array_equal(b, a, equal_nan=b.dtype.kind in "fc")
-            if not same:
-                changed.append((name, b, a))
-    return changed
+    return [(name, b, a) for name, b, a in zip(names, before, after)
+            if isinstance(b, np.ndarray) and isinstance(a, np.ndarray)
+            and not (b.shape == a.shape and np.array_equal(b, a, equal_nan=b.dtype.kind in "fc"))]

@@ -587,13 +587,9 @@ def _normalise_labels(value):
         parts = list(value)
     else:
         return None
-    labels = set()
-    for part in parts:
-        if not isinstance(part, str):
-            return None
-        labels.add(part.strip().upper())
-    labels.discard("")
-    return labels
+    if not all(isinstance(part, str) for part in parts):
+        return None
+    return {part.strip().upper() for part in parts} - {""}
 
 
 def _buggy_labels(situation_key):

@@ -51,11 +51,10 @@ def _softmax_wrong_axis_variants():
         lambda x: np.max(x, axis=-1, keepdims=True),
         lambda x: np.max(x, axis=0, keepdims=True),
     )
-    variants = []
-    for shift in shifts:
-        variants.append(lambda x, s=shift: _exp(x - s(x)) / _exp(x - s(x)).sum())
-        variants.append(lambda x, s=shift: _exp(x - s(x)) / _exp(x - s(x)).sum(axis=0, keepdims=True))
-    return tuple(variants)
+    return tuple(variant for s in shifts for variant in (
+        lambda x, s=s: _exp(x - s(x)) / _exp(x - s(x)).sum(),
+        lambda x, s=s: _exp(x - s(x)) / _exp(x - s(x)).sum(axis=0, keepdims=True),
+    ))
 
 
 SOFTMAX_MISTAKES = (
