@@ -471,12 +471,9 @@ class _Run:
             problem = Problem("time", f"{name} did not finish within {self.time_limit:g} s on this small input.")
             return problem, lambda: [field("expected", compare.fmt_output(expected, names))]
         if call.error is not None:
-            if isinstance(call.error, NotImplementedError):
-                inner = raising_function_name(call.error)
-                if call.stub_raised:
-                    text = f"{name} raised NotImplementedError on this input."
-                else:
-                    text = f"{name} calls {inner}, which still raises NotImplementedError."
+            if isinstance(call.error, NotImplementedError):  # the stub itself, or a stub the function calls
+                text = (f"{name} raised NotImplementedError on this input." if call.stub_raised else
+                        f"{name} calls {raising_function_name(call.error)}, which still raises NotImplementedError.")
                 problem = Problem("not implemented", text)
             else:
                 problem = Problem("exception", f"{name} raised an error.")
