@@ -213,9 +213,7 @@ class KnownMistake:
         if self.error is None or exc is None:
             return False
         try:
-            if _takes_two(self.error):
-                return bool(self.error(exc, args))
-            return bool(self.error(exc))
+            return bool(self.error(exc, args) if _takes_two(self.error) else self.error(exc))
         except Exception:
             return False
 

@@ -90,9 +90,7 @@ class MaskComparison(Comparison):
         return [field("expected", fmt_mask(expected)), field("got", fmt_mask(got))]
 
     def hint(self, kind, got, expected, args):
-        if kind == "dtype":
-            return self._dtype_remark(got)
-        return None
+        return self._dtype_remark(got) if kind == "dtype" else None
 
     def extra_hint(self, kind, got):
         if kind == "dtype":  # the hint is the remark itself
@@ -119,6 +117,4 @@ class MaskComparison(Comparison):
             "PyTorch *adds* a float mask to the scores, so a float 0/1 mask blocks nothing (it adds 1 "
             "to the allowed scores and 0 to the others)."
         )
-        if also:
-            return text
-        return text.replace("your mask holds", "Your mask has the right pattern, but it holds", 1)
+        return text if also else text.replace("your mask holds", "Your mask has the right pattern, but it holds", 1)
