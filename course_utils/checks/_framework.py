@@ -221,6 +221,12 @@ class KnownMistake:
         return self.hint(got, args) if callable(self.hint) else self.hint
 
 
+def variants(buggy, handlings, **fixed):
+    """``buggy(*args, **handling, **fixed)`` for each dict of ``handlings``, for ``KnownMistake.reproduce``: one
+    mistake (``fixed``) written each usual way (e.g. of handling a row with no permitted key)."""
+    return tuple((lambda *args, kw={**handling, **fixed}: buggy(*args, **kw)) for handling in handlings)
+
+
 def _takes_two(predicate):
     """True if ``predicate`` accepts two positional arguments (exception, args)."""
     try:
@@ -595,4 +601,5 @@ __all__ = [
     "not_attempted",
     "not_callable",
     "run_check",
+    "variants",
 ]

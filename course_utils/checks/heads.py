@@ -7,7 +7,7 @@ its transpose), or work for one sequence but not for a batch.
 import numpy as np
 
 import course_utils as cu
-from course_utils.checks._framework import Case, KnownMistake, checker, error_message_contains, run_check
+from course_utils.checks._framework import Case, KnownMistake, checker, error_message_contains, run_check, variants
 from course_utils.checks._learner_code import MATMUL_ERROR, course_softmax, rounded_normal, shifted_softmax, swapped_outputs
 from course_utils.lessons.data import TICKET, embed_wide, random_projections
 
@@ -362,10 +362,7 @@ _MHA_CASES = (
 
 def _bug(**knobs):
     """Buggy multi-head attentions sharing ``knobs``, with the course softmax and a hand-written one."""
-    return (
-        lambda *a: multi_head_variant(*a, **knobs),
-        lambda *a: multi_head_variant(*a, softmax=shifted_softmax, **knobs),
-    )
+    return variants(multi_head_variant, ({}, {"softmax": shifted_softmax}), **knobs)
 
 
 _W_O_PER_HEAD_HINT = (

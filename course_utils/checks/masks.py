@@ -18,6 +18,7 @@ from course_utils.checks._framework import (
     checker,
     error_message_contains,
     run_check,
+    variants,
 )
 from course_utils.checks._learner_code import (
     BROADCAST_ERROR,
@@ -304,13 +305,9 @@ def _variants(**fixed):
         dict(fill=-1e9),                          # a large negative number: uniform weights
         dict(how="additive", fill=-1e9),          # scores - 1e9 at blocked keys
     )
-    out = []
-    for handling in handlings:
-        knobs = {**handling, **fixed}
-        if knobs.get("how") in ("zero", "renormalise", "multiply", "add") and "fill" in handling:
-            continue  # fill plays no part there
-        out.append(lambda q, k, v, m, kw=knobs: _attend(q, k, v, m, **kw))
-    return tuple(out)
+    if fixed.get("how") in ("zero", "renormalise", "multiply", "add"):
+        handlings = [h for h in handlings if "fill" not in h]  # fill plays no part there
+    return variants(_attend, handlings, **fixed)
 
 
 MASKED_ATTENTION_MISTAKES = (

@@ -16,6 +16,7 @@ from course_utils.checks._framework import (
     KnownMistake,
     checker,
     run_check,
+    variants,
 )
 from course_utils.checks._learner_code import BROADCAST_ERROR, MATMUL_ERROR, SOFTMAXES, course_softmax, swapped_outputs
 from course_utils.checks.heads import multi_head_variant
@@ -437,10 +438,7 @@ def _names_scores_shape(exc, args):
 
 def _variants(**fixed):
     """Buggy layers sharing ``fixed`` knobs, with each usual way of handling a row with no key."""
-    handlings = (dict(), dict(softmax="shifted"), dict(fill=-1e9))
-    return tuple(
-        (lambda *args, kw={**handling, **fixed}: _layer(*args, **kw)) for handling in handlings
-    )
+    return variants(_layer, (dict(), dict(softmax="shifted"), dict(fill=-1e9)), **fixed)
 
 
 def _inputs(seed, B, T, d_model, lengths, x=None):
