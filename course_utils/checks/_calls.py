@@ -16,7 +16,6 @@ import signal
 import sys
 import sysconfig
 import threading
-import time
 import traceback
 import warnings
 from dataclasses import dataclass
@@ -56,7 +55,6 @@ class Call:
     stub_raised: bool = False
     where: str = None  # "softmax, line 3: return e / 0" for errors, when the learner's line is known
     timed_out: bool = False  # stopped after the time limit (error is then None)
-    seconds: float = 0.0
     printed: str = ""  # what it printed (capped, see MAX_PRINTED_LINES)
     called: tuple = ()  # names of the watched functions it called, in order of first call
 
@@ -79,7 +77,6 @@ def call_learner(fn, args, *, time_limit=TIME_LIMIT, watch=()):
     value, error, timed_out = None, None, False
     printed = io.StringIO()
     called = []
-    start = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         # Overflow, 0/0 and division by zero show up as warnings we can report; underflow
@@ -93,8 +90,7 @@ def call_learner(fn, args, *, time_limit=TIME_LIMIT, watch=()):
             except (Exception, SystemExit) as exc:  # the learner's bug, reported not raised
                 error = exc
     texts = tuple(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught))  # each text once, in order
-    call = Call(value=value, error=error, warnings=texts, args_after=learner_args,
-                timed_out=timed_out, seconds=time.perf_counter() - start,
+    call = Call(value=value, error=error, warnings=texts, args_after=learner_args, timed_out=timed_out,
                 printed=_cap_printed(printed.getvalue()), called=tuple(called))
     if error is not None:
         call.where = learner_line(error)
