@@ -18,7 +18,6 @@ __all__ = ["ChoiceAnswers"]
 class ChoiceAnswers(Comparison):
     """Judge a dict answer entry by entry.
 
-    name : the exercise's name in messages ("buggy_masks").
     keys : the keys (str) the dict must have, in order.
     entry : what a key stands for ("situation", "plot").
     example : a one-line example of a valid return statement (in backticks), shown in hints.
@@ -34,19 +33,20 @@ class ChoiceAnswers(Comparison):
     key_word : what an unexpected key is called in messages ("key", "label").
     """
 
-    def __init__(self, *, name, keys, entry, example, read_value, show, valid, look, why,
+    def __init__(self, *, keys, entry, example, read_value, show, valid, look, why,
                  read_key=None, rule="", key_word="key"):
         super().__init__()
-        self.name, self.keys, self.entry, self.example = name, list(keys), entry, example
+        self.keys, self.entry, self.example = list(keys), entry, example
         self.read_key = read_key or (lambda k: k)
         self.read_value, self.show, self.valid = read_value, show, valid
         self.look, self.why, self.rule, self.key_word = look, why, rule, key_word
 
     # ------------------------------------------------------------------ reading the answer
-    def _read(self, got):
-        """({key: normalised value}, problem) of an answer; problem None when it is readable."""
+    def _read(self, got, name=None):
+        """({key: normalised value}, problem) of an answer; problem None when it is readable (``name``: the
+        exercise's, for the problem's text)."""
         if not isinstance(got, dict):
-            return None, Problem("type", f"{self.name} should return a dict, but it returned {describe(got)}.")
+            return None, Problem("type", f"{name} should return a dict, but it returned {describe(got)}.")
         answers = {self.read_key(k): v for k, v in got.items()}
         missing = [k for k in self.keys if k not in answers]
         unknown = [k for k in answers if k not in self.keys]
@@ -66,7 +66,7 @@ class ChoiceAnswers(Comparison):
     def problem(self, got, expected, *, name, output_names=None):
         if got is None:
             return Problem("none", f"{name} returned None.")
-        read, problem = self._read(got)
+        read, problem = self._read(got, name)
         if problem is not None:
             return problem
         right = sum(read[k] == expected[k] for k in self.keys)

@@ -68,6 +68,7 @@ _SB_CASES = (
                                  np.array([[1.0, -2.0, 0.5], [0.0, 1.0, 1.0], [2.0, 0.0, -1.0]]))),
 )
 
+
 def _square_shape_in_message(exc, args):
     """The error of a Jacobian built from a whole (n, T) array: np.outer (and np.diagflat) give an
     (nT, nT) matrix, so the message names the size nT, the number of weights, which is neither n

@@ -571,8 +571,6 @@ _VERDICTS = {
     for s in MASK_SITUATIONS for c in s.candidates
 }
 
-_NAME_BUGGY = "buggy_masks"
-
 
 def _normalise_labels(value):
     """A set of upper-case labels from "A", "a, c", ["A", "C"], ("B",), {"A"}, "" or []; None if unreadable."""
@@ -605,7 +603,6 @@ def _look(situation_key, named, buggy):
 
 
 _BUGGY_ANSWERS = ChoiceAnswers(
-    name=_NAME_BUGGY,
     keys=[s.key for s in MASK_SITUATIONS],
     entry="situation",
     example='`return {"causal": ["A"], "padding": [], "causal + padding": ["B", "C"]}`',
@@ -619,7 +616,7 @@ _BUGGY_ANSWERS = ChoiceAnswers(
 )
 
 
-@checker(_NAME_BUGGY)
+@checker("buggy_masks")
 def check_buggy_masks(buggy_masks):
     """Check the diagnostic exercise: a function of no arguments returning a dict, situation key
     ("causal", "padding", "causal + padding") -> the labels of the buggy candidates ("A", "B", "C"),

@@ -125,8 +125,6 @@ def _mysteries():
 #: The six heatmaps of the "what is wrong here?" exercise, in the notebook's order (data only).
 PLOT_MYSTERIES, _VERDICTS = _mysteries()
 
-_NAME_DIAGNOSES = "plot_diagnoses"
-
 
 def _normalise_diagnosis(value):
     if not isinstance(value, str):
@@ -139,7 +137,6 @@ def _normalise_diagnosis(value):
 
 
 _DIAGNOSIS_ANSWERS = ChoiceAnswers(
-    name=_NAME_DIAGNOSES,
     keys=[m.label for m in PLOT_MYSTERIES],
     entry="plot",
     example='`return {"P": "looks fine", "Q": "uniform rows", ...}`',
@@ -153,7 +150,7 @@ _DIAGNOSIS_ANSWERS = ChoiceAnswers(
 )
 
 
-@checker(_NAME_DIAGNOSES)
+@checker("plot_diagnoses")
 def check_plot_diagnoses(plot_diagnoses):
     """Check the "what is wrong here?" exercise: a function of no arguments returning a dict, plot label
     ("P", "Q", ...) -> one of ``DIAGNOSES`` (case and hyphens do not matter)."""
