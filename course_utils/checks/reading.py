@@ -383,13 +383,10 @@ def check_removal_effects(removal_effects):
 
 
 # ================================================================ capstone layer
-def _capstone_mask(lengths, T):
-    return cu.causal_mask(T)[None, :, :] & cu.padding_mask(np.asarray(lengths), T)[:, None, :]  # (B, T, T)
-
-
 def _reference_capstone(x, lengths, w_q, w_k, w_v, w_o, num_heads):
     T = np.asarray(x).shape[-2]
-    return cu.multi_head_attention(x, w_q, w_k, w_v, w_o, num_heads, mask=_capstone_mask(lengths, T))
+    mask = cu.causal_mask(T)[None, :, :] & cu.padding_mask(np.asarray(lengths), T)[:, None, :]  # (B, T, T)
+    return cu.multi_head_attention(x, w_q, w_k, w_v, w_o, num_heads, mask=mask)
 
 
 def _layer(x, lengths, w_q, w_k, w_v, w_o, num_heads, *, masks="both", combine="and", pad_axis="keys",
