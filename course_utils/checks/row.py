@@ -280,7 +280,6 @@ def check_attention_row(attention_row):
 
 # ================================================================ predict: scores for the third value
 TARGET_WEIGHT = 0.9
-_NAME = "scores_for_third_value"
 
 
 def _third_weight(scores):
@@ -292,7 +291,7 @@ class _ThirdWeightRule(Comparison):
     third key at least ``TARGET_WEIGHT`` (there is no single right answer to compare with)."""
 
     def problem(self, got, expected, *, name, output_names=None):
-        problem = _scores_problem(got)
+        problem = _scores_problem(got, name)
         if problem is not None:
             return Problem(problem[0], problem[1])
         third = _third_weight(got)
@@ -316,15 +315,15 @@ class _ThirdWeightRule(Comparison):
         return result
 
 
-def _scores_problem(got):
-    """(kind, sentence) if got is not three finite numbers, else None."""
+def _scores_problem(got, name=None):
+    """(kind, sentence about the exercise ``name``) if got is not three finite numbers, else None."""
     if got is None:
-        return "none", f"{_NAME} returned None."
+        return "none", f"{name} returned None."
     if not is_numeric_array_like(got):
-        return "type", f"{_NAME} should return three numbers, but it returned {describe(got)}."
+        return "type", f"{name} should return three numbers, but it returned {describe(got)}."
     shape = np.shape(got)
     if shape != (3,):
-        return "shape", f"{_NAME} should return three scores, one per key, but it returned shape {shape}."
+        return "shape", f"{name} should return three scores, one per key, but it returned shape {shape}."
     if not np.all(np.isfinite(np.asarray(got, dtype=float))):
         return "nonfinite", "the scores must be ordinary finite numbers (no nan or inf)."
     return None
@@ -397,7 +396,7 @@ SCORES_FOR_THIRD_VALUE_MISTAKES = (
 )
 
 
-@checker(_NAME, mistakes=SCORES_FOR_THIRD_VALUE_MISTAKES)
+@checker("scores_for_third_value", mistakes=SCORES_FOR_THIRD_VALUE_MISTAKES)
 def check_scores_for_third_value(choose_scores):
     """Check the prediction exercise: a function of no arguments returning three scores (list or array)
     whose softmax gives the third key at least 0.9 of the weight; every message shows the weights."""
