@@ -115,13 +115,8 @@ def multi_head_variant(x, w_q, w_k, w_v, w_o, num_heads, mask=None, *, split="ok
         parts = []
         for i in range(h):
             cols = slice(i * d, (i + 1) * d)
-            head_i = heads[..., i, :, :]  # (..., T, d)
-            if out == "block diagonal":
-                parts.append(head_i @ w_o[cols, cols])  # (..., T, d)
-            elif out == "first rows":
-                parts.append(head_i @ w_o[:d, :])  # (..., T, d_model)
-            else:
-                parts.append(head_i @ w_o[cols, :])  # (..., T, d_model)
+            w_head = {"block diagonal": w_o[cols, cols], "first rows": w_o[:d, :]}.get(out, w_o[cols, :])  # head i's W_O
+            parts.append(heads[..., i, :, :] @ w_head)  # (..., T, d) for the block diagonal, else (..., T, d_model)
         if out in ("block diagonal", "concatenated"):
             output = np.concatenate(parts, axis=-1)  # (..., T, d_model) or (..., T, h * d_model)
         else:  # "averaged" or "first rows"
