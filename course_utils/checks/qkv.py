@@ -72,10 +72,10 @@ def _as_shape(value):
     """``value`` as a tuple of ints, or None if it is not a shape (a tuple/list of whole numbers)."""
     if isinstance(value, np.ndarray) and value.ndim == 1 and value.dtype.kind in "iu":
         value = tuple(value.tolist())
-    if not isinstance(value, (tuple, list)) or any(isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral)
-                                                   for v in value):
+    if not isinstance(value, (tuple, list)):
         return None
-    return tuple(int(v) for v in value)
+    whole = all(isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_)) for v in value)
+    return tuple(int(v) for v in value) if whole else None
 
 
 def _shape_hint(key, got, sizes):
