@@ -52,6 +52,7 @@ from course_utils.widgets._handle_names import SliderHandleNames, slider_names
 __all__ = [
     "IPYWIDGETS_MAJOR",
     "Dashboard",
+    "WidgetView",
     "axis_below",
     "control_phrase",
     "float_slider",
@@ -295,17 +296,18 @@ class _FigurePicture:
         return repr(self._dashboard.fig)
 
 
-class _Controls:
-    """What is displayed for a dashboard's controls: the widget view, and one sentence as its text stand-in."""
+class WidgetView:
+    """What is displayed for the controls of ``owner`` (a dashboard, the inventory form): the view of ``owner.box``,
+    with ``repr(owner)``, one sentence, as its text stand-in (not the box's ``VBox(children=...)``)."""
 
-    def __init__(self, dashboard):
-        self._dashboard = dashboard
+    def __init__(self, owner):
+        self._owner = owner
 
     def _repr_mimebundle_(self, include=None, exclude=None):
-        return view_bundle(self._dashboard.box, repr(self._dashboard))
+        return view_bundle(self._owner.box, repr(self._owner))
 
     def __repr__(self):
-        return repr(self._dashboard)
+        return repr(self._owner)
 
 
 def control_phrase(control):
@@ -520,7 +522,7 @@ class Dashboard:
             return self
         from IPython.display import display
 
-        display(_Controls(self))
+        display(WidgetView(self))
         self._handles.append(display(_FigurePicture(self, compact=True), display_id=True))
         return self
 

@@ -22,7 +22,7 @@ import ipywidgets
 
 from course_utils.lessons import inventory as inv
 from course_utils.safe_files import WriteError
-from course_utils.widgets._base import view_bundle
+from course_utils.widgets._base import WidgetView
 
 __all__ = ["ConceptInventory"]
 
@@ -54,19 +54,6 @@ class _StaticQuestions:
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         return {"text/html": self._form.questions_html(), "text/plain": self._form.questions_text()}
-
-
-class _Form:
-    """The form's widget view, with one sentence as its text stand-in."""
-
-    def __init__(self, form):
-        self._form = form
-
-    def _repr_mimebundle_(self, include=None, exclude=None):
-        return view_bundle(self._form.box, repr(self._form))
-
-    def __repr__(self):
-        return repr(self._form)
 
 
 class ConceptInventory:
@@ -299,7 +286,7 @@ class ConceptInventory:
         """Display the form, then the questions as text for static views (folded away)."""
         from IPython.display import display
 
-        display(_Form(self))
+        display(WidgetView(self))
         display(_StaticQuestions(self))
         return self
 
