@@ -35,6 +35,7 @@ Issue 23 asks an update (draw + PNG) to take at most 0.5x the time of re-creatin
 rendering a simple figure; ``make bench`` (benchmarks/widgets.py) measures both, before and after, and
 docs/performance.md says which controls stay over it and why.
 """
+import contextlib
 import math
 import re
 import time
@@ -481,15 +482,30 @@ class Dashboard:
             if low is not None and high is not None and not low <= value <= high:
                 raise ValueError(f"{name}={value} lies outside the control's range [{low}, {high}]")
         changed = any(self.controls[name].value != value for name, value in values.items())
-        self._batch = True
-        try:
+        with self._no_redraw():
             for name, value in values.items():
                 self.controls[name].value = value
-        finally:
-            self._batch = False
         if changed:
             self.refresh()
         return self
+
+    @contextlib.contextmanager
+    def _no_redraw(self):
+        """Control changes inside this block draw nothing (the caller redraws once, or is ``draw`` itself)."""
+        was, self._batch = self._batch, True
+        try:
+            yield
+        finally:
+            self._batch = was
+
+    def _set_maximum(self, name, maximum):
+        """Set slider ``name``'s maximum (a slider whose range follows another control), its value clamped into
+        range, without a redraw."""
+        control = self.controls[name]
+        if control.max != maximum:
+            with self._no_redraw():
+                control.value = min(control.value, maximum)
+                control.max = maximum
 
     def render_png(self, compact=False):
         """The figure as PNG bytes, at the figure's dpi (the inline backend's default).

@@ -175,12 +175,7 @@ class HeadsDashboard(Dashboard):
             head = values.get("head", 0)
             if not 0 <= head < num_heads:
                 raise ValueError(f"head={head!r} must lie in [0, {num_heads - 1}] for num_heads={num_heads}")
-            was_batch = self._batch
-            self._batch = True  # widen (or clamp) the head slider for the new number, without a redraw
-            try:
-                self.controls["head"].max = num_heads - 1
-            finally:
-                self._batch = was_batch
+            self._set_maximum("head", num_heads - 1)  # the head slider's range for the new number
         return super().set(**values)
 
     # ---------------------------------------------------------------- figure
@@ -253,14 +248,7 @@ class HeadsDashboard(Dashboard):
         return (num_heads, causal)
 
     def draw(self, num_heads, head, causal):
-        head_control = self.controls["head"]
-        if head_control.max != num_heads - 1:
-            was_batch = self._batch
-            self._batch = True  # the clamp below changes the value: no second redraw
-            try:
-                head_control.max = num_heads - 1  # ipywidgets clamps the value into range
-            finally:
-                self._batch = was_batch
+        self._set_maximum("head", num_heads - 1)
         head = min(int(head), num_heads - 1)
         weights, concat, output, mask = self.compute(num_heads, causal)
         T = len(self.tokens)

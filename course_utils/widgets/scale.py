@@ -86,22 +86,10 @@ class OnlineSoftmaxDashboard(Dashboard):
         """Both rows of bars, the running maximum's line, the summary line."""
         return [*self.score_bars.patches, self.max_line, *self.weight_bars.patches, self.summary]
 
-    def _sync_step_range(self, n_blocks):
-        """Set the step slider's maximum to the number of blocks, without a second redraw."""
-        step = self.controls["step"]
-        if step.max != n_blocks:
-            batch, self._batch = self._batch, True
-            try:
-                if step.value > n_blocks:
-                    step.value = n_blocks
-                step.max = n_blocks
-            finally:
-                self._batch = batch
-
     def draw(self, block_size, step):
         t = len(self.scores)
         n_blocks = -(-t // block_size)
-        self._sync_step_range(n_blocks)
+        self._set_maximum("step", n_blocks)
         step = min(step, n_blocks)
         m, l = online_states(self.scores, block_size)[step]
         seen = min(step * block_size, t)  # keys processed so far
