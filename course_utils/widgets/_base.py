@@ -72,22 +72,13 @@ IPYWIDGETS_MAJOR = int(ipywidgets.__version__.split(".")[0])
 
 
 def view_bundle(widget, text):
-    """What a notebook displays for ``widget``: its widget view, with ``text`` as the text stand-in.
+    """What a notebook displays for ``widget``: its widget view, with ``text`` as the text/plain a page without
+    widgets shows (a static view, nbval, a terminal); a MIME bundle for ``display(..., raw=True)`` or a
+    ``_repr_mimebundle_``.
 
     ipywidgets 8 makes the view with ``widget._repr_mimebundle_()``. ipywidgets 7 (Colab's 7.7.1) has no such
     method: its ``_ipython_display_`` publishes the same view data, ``{"version_major": 2, "version_minor": 0,
     "model_id": ...}``, written here, so one display shows the widget and carries our own text stand-in in both.
-
-    Parameters
-    ----------
-    widget : ipywidgets.DOMWidget
-    text : str
-        The text/plain a page without widgets shows (a static view, nbval, a terminal).
-
-    Returns
-    -------
-    dict
-        MIME type -> data, for ``IPython.display.display(..., raw=True)`` or a ``_repr_mimebundle_``.
     """
     if hasattr(widget, "_repr_mimebundle_"):  # ipywidgets 8
         bundle = dict(widget._repr_mimebundle_())
@@ -119,24 +110,11 @@ def text_px(text):
 
 
 def slider_style_and_layout(*descriptions, track_px=SLIDER_TRACK_PX):
-    """``style`` and ``layout`` for sliders whose labels show in full and whose tracks are ``track_px`` wide.
+    """``(style, layout)`` for sliders whose labels show in full and whose tracks are ``track_px`` wide.
 
-    The label gets a fixed width, that of the longest description, so several sliders made with
-    the same descriptions line up their tracks.
-
-    Parameters
-    ----------
-    *descriptions : str
-        The slider labels (at least one).
-    track_px : int, default SLIDER_TRACK_PX
-
-    Returns
-    -------
-    style : dict
-        ``{"description_width": "<n>px"}``.
-    layout : ipywidgets.Layout
-        Width = label + track + readout, at most the output area's width (a narrow window shortens
-        the track, never the label).
+    The label gets a fixed width (``style["description_width"]``), that of the longest of the descriptions (at least
+    one), so several sliders made with the same descriptions line up their tracks. The layout's width is label +
+    track + readout, at most the output area's width (a narrow window shortens the track, never the label).
     """
     if not descriptions:
         raise ValueError("slider_style_and_layout needs at least one description")
@@ -148,17 +126,8 @@ def slider_style_and_layout(*descriptions, track_px=SLIDER_TRACK_PX):
 def toggle_buttons(options, value, *, description="", **kwargs):
     """A ToggleButtons whose buttons are all as wide as the longest label needs (no "..." cut).
 
-    Parameters
-    ----------
-    options : list of (label, value) pairs, or of labels
-    value : the selected option's value
-    description : str, default ""
-    **kwargs
-        Passed to ``ipywidgets.ToggleButtons``; a ``style`` given here keeps its other keys.
-
-    Returns
-    -------
-    ipywidgets.ToggleButtons
+    ``options`` are (label, value) pairs, or labels; ``kwargs`` go to ``ipywidgets.ToggleButtons`` (a ``style``
+    given keeps its other keys).
     """
     labels = [option[0] if isinstance(option, tuple) else str(option) for option in options]
     style = dict(kwargs.pop("style", {}))
@@ -183,17 +152,8 @@ def layout_problems(controls):
 
     Checks every slider (its track: width - label - readout must be at least ``MIN_TRACK_PX``; a
     fixed label width must hold its description) and every ToggleButtons (each button must hold
-    its label). Text widths are estimated with ``text_px``.
-
-    Parameters
-    ----------
-    controls : dict
-        name -> ipywidgets control (a dashboard's ``controls``).
-
-    Returns
-    -------
-    list of str
-        One sentence per problem; empty when none.
+    its label). Text widths are estimated with ``text_px``. ``controls``: name -> control (a dashboard's
+    ``controls``); the result: one sentence per problem, empty when none.
     """
     problems = []
     for name, control in controls.items():
@@ -229,24 +189,9 @@ def float_slider(description, value, *, min=-5.0, max=5.0, step=0.1, **kwargs):
     """A FloatSlider that updates on release (``continuous_update=False``), its label in full.
 
     Its label is as wide as the description needs and its track ``SLIDER_TRACK_PX`` wide
-    (``slider_style_and_layout``), unless ``style`` or ``layout`` are given.
-
-    Parameters
-    ----------
-    description : str
-        The label shown left of the slider.
-    value, min, max, step : float
-    **kwargs
-        Passed to ``ipywidgets.FloatSlider`` (e.g. ``continuous_update=True``).
-
-    Returns
-    -------
-    ipywidgets.FloatSlider
-
-    Raises
-    ------
-    ValueError
-        If value lies outside [min, max] (ipywidgets would silently clip it).
+    (``slider_style_and_layout``), unless ``style`` or ``layout`` are given; ``kwargs`` go to
+    ``ipywidgets.FloatSlider`` (e.g. ``continuous_update=True``). A value outside [min, max] is a ValueError
+    (ipywidgets would silently clip it).
     """
     if not min <= value <= max:
         raise ValueError(f"{description}: value {value} lies outside the slider range [{min}, {max}]")
@@ -312,16 +257,7 @@ class WidgetView:
 
 
 def control_phrase(control):
-    """One control and its value in words: "score of token 1: 2.0", "causal mask: on", "'pad on the left' chosen".
-
-    Parameters
-    ----------
-    control : ipywidgets widget with a ``value``
-
-    Returns
-    -------
-    str
-    """
+    """One control and its value in words: "score of token 1: 2.0", "causal mask: on", "'pad on the left' chosen"."""
     label = plain(getattr(control, "description", "") or "")
     if isinstance(control, ipywidgets.Checkbox):
         value = "on" if control.value else "off"
@@ -466,12 +402,8 @@ class Dashboard:
     def set(self, **values):
         """Change controls programmatically (one redraw, as if a user had moved them).
 
-        Example: ``dashboard.set(score_1=-1.0, score_3=2.5)``.
-
-        Raises
-        ------
-        ValueError
-            For an unknown control name, or a value outside a slider's [min, max].
+        Example: ``dashboard.set(score_1=-1.0, score_3=2.5)``. An unknown control name, or a value outside a
+        slider's [min, max], is a ValueError.
         """
         unknown = sorted(set(values) - set(self.controls))
         if unknown:
@@ -511,14 +443,10 @@ class Dashboard:
         """The figure as PNG bytes, at the figure's dpi (the inline backend's default).
 
         The size is fixed (no ``bbox_inches="tight"``), so the picture never jumps when a
-        label's length changes. Deterministic: the same state gives the same bytes.
-
-        Parameters
-        ----------
-        compact : bool, default False
-            False: every pixel exact, written by Pillow at zlib level ``UPDATE_PNG_LEVEL``, for the updates a
-            control move sends. True: a palette PNG of about a third of the bytes (``compact_png``, 15-40 ms more),
-            for the first picture, the one a notebook stores.
+        label's length changes. Deterministic: the same state gives the same bytes. ``compact=False``: every pixel
+        exact, written by Pillow at zlib level ``UPDATE_PNG_LEVEL``, for the updates a control move sends. True: a
+        palette PNG of about a third of the bytes (``compact_png``, 15-40 ms more), for the first picture, the one a
+        notebook stores.
         """
         canvas = self.fig.canvas  # the figure's own Agg canvas, at fig.dpi
         if self.background is None:
