@@ -1,8 +1,12 @@
 """Plots of attention weights and of the value vectors they mix (matplotlib only).
 
 Every function draws on the ``ax`` it is given, or on a new figure when ``ax`` is None; none of
-them touches pyplot's "current axes". The plots a dashboard moves have a cheap update path that
-changes the existing artists in place instead of drawing a new figure:
+them touches pyplot's "current axes". Said once here for every function: ``labels``, ``query_labels`` and
+``key_labels`` (one str per key or query) default to "0", "1", ...; ``title`` is the axes' title (none by
+default); a label list of the wrong length, or weights or values of the wrong shape, is a ValueError naming the
+lengths and the shapes. The plots a dashboard moves have a cheap update path that changes the existing artists in
+place instead of drawing a new figure (each ``update_*`` takes what its builder returned and weights of the shape
+first drawn):
 
 ==========================  ===========================
 build                       update in place
@@ -12,16 +16,11 @@ build                       update in place
 ``value_hull_plot``         ``update_value_hull``
 ==========================  ===========================
 
-``attention_heatmap`` returns a ``Heatmap`` (the image, the numbers printed in its cells, the hatched
-blocked cells); ``update_heatmap`` takes it back.
-
 Every heatmap uses the same fixed colour scale (``vmin=0``, ``vmax=1``, ``cividis``), so one colour bar reads
 for several of them: ``weight_colorbar(axes)`` draws one bar beside a whole row or grid of heatmaps, and
 ``attention_heatmap(..., colorbar=True)`` one beside a single heatmap.
 
-Colours and font sizes come from ``course_utils.style``: the heatmap uses ``style.HEATMAP_CMAP``
-(cividis: readable with the common colour-vision deficiencies, and monotone in lightness); the other
-plots use the Okabe-Ito palette.
+Colours and font sizes come from ``course_utils.style`` (whose docstring says why those).
 
 Every plot also records what it shows, with its numbers, for the figure's text alternative (the alt of the
 ``<img>`` a notebook shows; ``course_utils.alt_text`` publishes it): a heatmap its weights row by row and its
@@ -76,16 +75,14 @@ def _as_float(x, name):
     return arr.astype(float)
 
 
-def _check_labels(labels, n, name, what, weights_shape):
-    """Labels as a list of str of length n (default: "0".."n-1"), or a ValueError naming lengths."""
+def _check_labels(labels, n, name, what, shape, of="weights"):
+    """Labels as a list of str of length n (default: "0".."n-1"), or a ValueError naming lengths: "``name`` has 3
+    labels but ``of`` has ``what`` (``of`` shape ``shape``)"."""
     if labels is None:
         return [str(i) for i in range(n)]
     labels = [str(label) for label in labels]
     if len(labels) != n:
-        raise ValueError(
-            f"{name} has {len(labels)} labels but weights has {n} {what} "
-            f"(weights shape {tuple(weights_shape)})"
-        )
+        raise ValueError(f"{name} has {len(labels)} labels but {of} has {what} ({of} shape {tuple(shape)})")
     return labels
 
 
@@ -96,18 +93,8 @@ def _new_axes(figsize):
 
 
 def contrasting_text_colour(rgba):
-    """Black or white, whichever contrasts more with a cell of colour ``rgba`` (WCAG luminance).
-
-    Parameters
-    ----------
-    rgba : sequence of float, length 3 or 4
-        The cell's colour, each channel in [0, 1].
-
-    Returns
-    -------
-    str
-        "black" or "white".
-    """
+    """"black" or "white", whichever contrasts more with a cell of colour ``rgba`` (3 or 4 channels in [0, 1]; WCAG
+    luminance)."""
     return str(_contrasting_text_colours(np.asarray(rgba, dtype=float)[:3]))
 
 
@@ -119,20 +106,11 @@ def _contrasting_text_colours(rgb):
 
 
 def cell_text_colour(image, value):
-    """The colour of a number printed in the cell of ``image`` that shows ``value`` (black or white).
+    """The colour of a number printed in the cell of ``image`` (any ``ax.imshow`` with a colour map, e.g.
+    ``Heatmap.image``) that shows ``value``: "black" or "white", whichever contrasts more with the cell's colour.
 
-    Parameters
-    ----------
-    image : matplotlib.image.AxesImage
-        Any image drawn with a colour map (``ax.imshow``), e.g. ``Heatmap.image``.
-    value : float or array_like of float
-        One value, or many (a dashboard's whole grid: one call instead of one per cell).
-
-    Returns
-    -------
-    str or ndarray of str
-        "black" or "white", whichever contrasts more with the cell's colour; for an array of values, an array of
-        them of the same shape.
+    For an array of values (a dashboard's whole grid: one call instead of one per cell), an array of them of the
+    same shape.
     """
     colours = _contrasting_text_colours(np.asarray(image.cmap(image.norm(value)), dtype=float)[..., :3])
     return str(colours) if np.ndim(value) == 0 else colours
@@ -183,10 +161,7 @@ def blocked_cell_grid(ax, n):
     A dashboard shows a cell's square (``patches[i, j].set_visible(True)``) when the mask blocks
     it, instead of adding and removing patches on every update. The squares are not drawn one by one: one
     patch in ``ax`` (``ax.patches``, hatched as ``style.BLOCKED_CELL_STYLE``) draws the visible ones as one path.
-
-    Returns
-    -------
-    ndarray of Rectangle, shape (n, n)
+    Returns the squares, an ndarray of Rectangle of shape (n, n).
     """
     patches = np.empty((n, n), dtype=object)
     for i in range(n):
@@ -277,39 +252,26 @@ def attention_heatmap(
     ----------
     weights : array_like, shape (T_q, T_k)
         Attention weights; row i holds how much query i attends to each key.
-    query_labels : sequence of str, length T_q, optional
-        Row (y-axis) labels: the tokens that attend. Default "0", "1", ...
-    key_labels : sequence of str, length T_k, optional
-        Column (x-axis) labels: the tokens attended to. Default "0", "1", ...
-    ax : matplotlib.axes.Axes, optional
-        Where to draw; a new figure is created when None.
-    title : str, optional
+    query_labels, key_labels : sequence of str, lengths T_q and T_k, optional
+        Row (y-axis) labels, the tokens that attend; column (x-axis) labels, the tokens attended to.
     annotate : bool, optional
         Print each weight (2 decimals) in its cell, in black or white for contrast with the cell.
         Default: True when max(T_q, T_k) <= 10.
     cmap : str or Colormap, default ``course_utils.style.HEATMAP_CMAP`` ("cividis")
-        Colour-blind-friendly by default.
     vmin, vmax : float, default 0 and 1
         Colour scale limits (fixed, so two plots of weights compare by colour).
     colorbar : bool, default False
-        Add a colour bar labelled "attention weight" beside this heatmap. For several heatmaps in
-        one figure, draw them without and call ``weight_colorbar(axes)`` once: one bar for all.
+        Add a colour bar labelled "attention weight" beside this heatmap (several heatmaps: ``weight_colorbar``).
     mask : array_like of bool, broadcastable to (T_q, T_k), optional
         True = the query may attend to the key (PyTorch's convention); a float mask
         (0 = keep, -inf = remove) is accepted too. Blocked cells are drawn grey and hatched,
-        with no number printed in them.
+        with no number printed in them. A mask that does not broadcast is a ValueError.
 
     Returns
     -------
     Heatmap
         The image, the printed numbers and the hatched cells; pass it to ``update_heatmap`` to show
         new weights in place.
-
-    Raises
-    ------
-    ValueError
-        If weights is not 2-D, a label list has the wrong length, or the mask does not broadcast;
-        the message names the lengths and the weights shape.
     """
     weights = _as_float(weights, "weights")
     if weights.ndim != 2:
@@ -319,8 +281,8 @@ def attention_heatmap(
         )
     t_q, t_k = weights.shape
     given_query_labels, given_key_labels = query_labels is not None, key_labels is not None
-    query_labels = _check_labels(query_labels, t_q, "query_labels", "rows (T_q)", weights.shape)
-    key_labels = _check_labels(key_labels, t_k, "key_labels", "columns (T_k)", weights.shape)
+    query_labels = _check_labels(query_labels, t_q, "query_labels", f"{t_q} rows (T_q)", weights.shape)
+    key_labels = _check_labels(key_labels, t_k, "key_labels", f"{t_k} columns (T_k)", weights.shape)
     allowed = None if mask is None else _allowed_from_mask(mask, weights.shape)
     if annotate is None:
         annotate = max(t_q, t_k) <= ANNOTATE_MAX_T
@@ -412,15 +374,8 @@ def weight_colorbar(axes, *, label="attention weight", **kwargs):
     **kwargs
         Passed to ``Figure.colorbar`` (e.g. ``shrink=0.8``).
 
-    Returns
-    -------
-    matplotlib.colorbar.Colorbar
-
-    Raises
-    ------
-    ValueError
-        If an Axes holds no heatmap, or the heatmaps use different colour scales (then one bar
-        would misread some of them).
+    An Axes that holds no heatmap, or heatmaps of different colour scales (one bar would misread some of them), is
+    a ValueError.
     """
     axes_list = list(np.ravel(np.asarray(axes, dtype=object)))
     if not axes_list:
@@ -465,26 +420,8 @@ def update_heatmap(heatmap, weights):
     """Show new weights in a heatmap drawn by ``attention_heatmap``, in place.
 
     The image and the printed numbers change; the blocked cells stay as drawn (a different mask
-    needs a new heatmap, or patches of its own: ``blocked_cell_grid``).
-
-    Parameters
-    ----------
-    heatmap : Heatmap
-        What ``attention_heatmap`` returned.
-    weights : array_like, shape (T_q, T_k)
-        Same shape as the weights first drawn.
-
-    Returns
-    -------
-    Heatmap
-        The same heatmap.
-
-    Raises
-    ------
-    TypeError
-        If ``heatmap`` is not a ``Heatmap`` (e.g. a bare image).
-    ValueError
-        If the shape of weights differs from the heatmap's.
+    needs a new heatmap, or patches of its own: ``blocked_cell_grid``). Returns the same heatmap; anything else
+    than a ``Heatmap`` (e.g. a bare image) is a TypeError.
     """
     if not isinstance(heatmap, Heatmap):
         raise TypeError(
@@ -520,25 +457,17 @@ def attention_row_bars(weights, labels=None, *, ax=None, title=None):
     weights : array_like, shape (T,)
         One row of attention weights (each in [0, 1]).
     labels : sequence of str, length T, optional
-        The key tokens. Default "0", "1", ...
-    ax : matplotlib.axes.Axes, optional
-        Where to draw; a new figure is created when None.
-    title : str, optional
+        The key tokens.
 
     Returns
     -------
     matplotlib.container.BarContainer
         The bars; pass them to ``update_row_bars`` to show new weights in place. Its
         ``value_labels`` attribute holds the printed values (one Annotation per bar).
-
-    Raises
-    ------
-    ValueError
-        If weights is not 1-D or labels has the wrong length.
     """
     weights = _check_row(weights)
     (t,) = weights.shape
-    labels = _check_labels(labels, t, "labels", "entries (T)", weights.shape)
+    labels = _check_labels(labels, t, "labels", f"{t} entries (T)", weights.shape)
     if ax is None:
         ax = _new_axes((max(3.0, 1.0 + 0.8 * t), 3.0))
     x = np.arange(t)
@@ -586,20 +515,8 @@ def _set_bar_labels(bars, weights):
 
 
 def update_row_bars(bars, weights):
-    """Set the heights and printed values of bars drawn by ``attention_row_bars``, in place.
-
-    Parameters
-    ----------
-    bars : matplotlib.container.BarContainer
-        What ``attention_row_bars`` returned.
-    weights : array_like, shape (T,)
-        One weight per bar.
-
-    Returns
-    -------
-    matplotlib.container.BarContainer
-        The same bars.
-    """
+    """Set the heights and printed values of the bars ``attention_row_bars`` returned to ``weights`` (T,), in place;
+    returns the same bars."""
     weights = _check_row(weights)
     if weights.shape[0] != len(bars.patches):
         raise ValueError(
@@ -660,9 +577,7 @@ def value_hull_plot(values, weights, labels=None, *, ax=None):
     weights : array_like, shape (T,)
         One query's attention weights.
     labels : sequence of str, length T, optional
-        The key tokens. Default "0", "1", ...
-    ax : matplotlib.axes.Axes, optional
-        Where to draw; a new figure is created when None.
+        The key tokens.
 
     Returns
     -------
@@ -672,11 +587,6 @@ def value_hull_plot(values, weights, labels=None, *, ax=None):
         to the output, wider for a larger weight), "output" (Line2D, one star marker),
         "output_label" (Text above the axes with the output's coordinates), "values" (ndarray copy, (T, 2)),
         "ax".
-
-    Raises
-    ------
-    ValueError
-        If values is not (T, 2), weights is not (T,), or labels has the wrong length.
     """
     values = _as_float(values, "values")
     if values.ndim != 2 or values.shape[1] != 2:
@@ -690,13 +600,7 @@ def value_hull_plot(values, weights, labels=None, *, ax=None):
             f"weights has {weights.shape[0]} entries but values has T={t} rows "
             f"(weights shape {weights.shape}, values shape {values.shape})"
         )
-    if labels is None:
-        labels = [str(i) for i in range(t)]
-    labels = [str(label) for label in labels]
-    if len(labels) != t:
-        raise ValueError(
-            f"labels has {len(labels)} labels but values has T={t} rows (values shape {values.shape})"
-        )
+    labels = _check_labels(labels, t, "labels", f"T={t} rows", values.shape, of="values")
     if ax is None:
         ax = _new_axes((4.5, 4.0))
 
@@ -761,19 +665,8 @@ def value_hull_plot(values, weights, labels=None, *, ax=None):
 
 
 def update_value_hull(artists, weights):
-    """Move the output point of a ``value_hull_plot`` to ``weights @ values``, in place.
-
-    Parameters
-    ----------
-    artists : dict
-        What ``value_hull_plot`` returned.
-    weights : array_like, shape (T,)
-
-    Returns
-    -------
-    ndarray, shape (2,)
-        The new output.
-    """
+    """Move the output point of a ``value_hull_plot`` to ``weights @ values`` (weights (T,)), in place; returns the
+    new output, shape (2,)."""
     values = artists["values"]
     weights = _check_row(weights)
     if weights.shape[0] != values.shape[0]:
