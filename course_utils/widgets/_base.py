@@ -289,7 +289,8 @@ class Dashboard:
         Update the artists for these control values, in place (never clear or rebuild).
 
     and, so that the picture's alt says what it shows and its numbers now, ``describe(self) -> str`` (the
-    default composes one from the figure's axes, ``course_utils.alt_text.description``).
+    default composes one from the figure's axes, ``course_utils.alt_text.description``). A subclass's parameters
+    named like its controls are the controls' initial values.
 
     Attributes
     ----------

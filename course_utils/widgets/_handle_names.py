@@ -82,11 +82,8 @@ export default {
 class SliderHandleNames(anywidget.AnyWidget):
     """An invisible widget that names the slider handles of the box it is in (see the module's docstring).
 
-    Parameters
-    ----------
-    names : list of str
-        The name of each slider of the box, in the order the sliders appear; used for a slider whose label
-        is empty (one with a description is named by its label).
+    ``names``: each slider's name, in the order the sliders appear; used for a slider whose label is empty (one with
+    a description is named by its label).
     """
 
     _esm = traitlets.Unicode(_ESM).tag(sync=True)
@@ -101,18 +98,7 @@ class SliderHandleNames(anywidget.AnyWidget):
 
 
 def slider_names(controls):
-    """The accessible name of each slider among ``controls``, in order: its description, else its key in words.
-
-    Parameters
-    ----------
-    controls : dict of str -> ipywidgets widget
-        A dashboard's controls by name, in the order they are shown.
-
-    Returns
-    -------
-    list of str
-        One entry per slider (IntSlider, FloatSlider, FloatLogSlider, SelectionSlider: the ones ipywidgets
-        draws with noUiSlider), in order.
-    """
+    """The accessible name of each slider (``SLIDERS``) among ``controls`` (a dashboard's, by name, in the order
+    shown), in order: its description, else its key in words."""
     return [plain(control.description or "") or name.replace("_", " ")
             for name, control in controls.items() if isinstance(control, SLIDERS)]

@@ -39,20 +39,8 @@ class HeadsDashboard(Dashboard):
     The matrices never change: ``num_heads`` only decides how their d_model = 8 columns are cut
     into heads (d_head = 8 // num_heads columns each), so the parameter count stays 4 * 8 * 8.
 
-    Parameters
-    ----------
-    tokens : sequence of str, default TICKET
-        The sequence (tokens of ``course_utils.lessons.data.VOCABULARY``).
-    num_heads : int, default 4
-        One of ``HEAD_OPTIONS``.
-    head : int, default 0
-        The selected head, 0 <= head < num_heads.
-    causal : bool, default False
-        Apply the causal mask (the same for every head).
-    seed : int, default 0
-        Seed of ``course_utils.lessons.data.random_projections``.
-    embedding_seed : int, default 0
-        Seed of ``course_utils.lessons.data.embed_wide``.
+    ``tokens`` (of ``course_utils.lessons.data.VOCABULARY``) is the sequence; ``seed`` and ``embedding_seed`` are
+    the seeds of ``random_projections`` and ``embed_wide`` (``course_utils.lessons.data``).
 
     Attributes
     ----------
@@ -156,15 +144,8 @@ class HeadsDashboard(Dashboard):
         }
 
     def set(self, **values):
-        """Change controls programmatically, e.g. ``set(num_heads=8, head=5)`` (one redraw).
-
-        A new ``num_heads`` is applied first, so ``head`` may use the range it allows.
-
-        Raises
-        ------
-        ValueError
-            For an unknown control, a num_heads not in ``HEAD_OPTIONS``, or a head out of range.
-        """
+        """``Dashboard.set``, with a new ``num_heads`` applied first, so ``head`` may use the range it allows
+        (``set(num_heads=8, head=5)``); a num_heads not in ``HEAD_OPTIONS`` is a ValueError too."""
         unknown = sorted(set(values) - set(self.controls))
         if unknown:
             raise ValueError(f"unknown control(s) {unknown}; this dashboard has {list(self.controls)}")

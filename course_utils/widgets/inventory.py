@@ -111,19 +111,9 @@ class ConceptInventory:
 
     # -- answering ----------------------------------------------------------------------------
     def answer(self, item, choice):
-        """Choose an answer, as a click would.
-
-        Parameters
-        ----------
-        item : int or str
-            The question's number as shown (1-12) or its key (``"softmax-row"``).
-        choice : str
-            The letter shown ("A"-"D") or the choice's key (``CORRECT`` or a misconception's name).
-
-        Raises
-        ------
-        ValueError
-            For an item or choice that does not exist.
+        """Choose an answer, as a click would: ``item`` is the question's number as shown (1-12) or its key
+        (``"softmax-row"``), ``choice`` the letter shown ("A"-"D") or the choice's key (``CORRECT`` or a
+        misconception's name). An item or choice that does not exist is a ValueError.
         """
         index = self._index(item)
         radio, order = self.questions[index], self.orders[index]
@@ -157,22 +147,15 @@ class ConceptInventory:
     def submit(self):
         """Save the answers to a new file; in "post", show the feedback. What the Submit button does.
 
-        Returns
-        -------
-        Path or None
-            The file written; None when nothing was saved (no nickname, or the folder is not writable:
-            ``status`` says what to do).
+        Returns the file written, or None when nothing was saved (no nickname, or the folder is not writable:
+        ``status`` says what to do).
         """
         try:
             positions = {item.key: radio.index + 1 for item, radio in zip(inv.ITEMS, self.questions)
                          if radio.index is not None}
             record = inv.make_record(self.nickname.value, self.attempt, self.chosen, positions=positions)
-        except ValueError as err:
-            self.status.value = f"<b>Not saved.</b> {_esc(err)}"
-            return None
-        try:
             path = inv.save(record, self.folder)
-        except WriteError as err:
+        except (ValueError, WriteError) as err:
             self.status.value = f"<b>Not saved.</b> {_esc(err)}"
             return None
         self.saved.append(path)

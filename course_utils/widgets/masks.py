@@ -54,10 +54,6 @@ class MaskExplorerDashboard(Dashboard):
     ----------
     tokens : sequence of str
         The ticket; its length is the largest ``length``. Default: "the box is missing my charger".
-    length, padding : int
-        Initial values (``padding`` at most ``max_padding`` = 4).
-    causal : bool
-    side : {"right", "left"}
     seed : int
         Seed of the stand-in projections (``stand_in_projections``).
 
@@ -136,15 +132,9 @@ class MaskExplorerDashboard(Dashboard):
         return mask, real, labels, weights
 
     def layout_for(self, T):
-        """Figure size and the two panels' positions for T positions.
-
-        Returns
-        -------
-        figsize : (float, float)
-            Width and height in inches.
-        mask_rect, weights_rect : (left, bottom, width, height)
-            In figure fractions; each panel is a square of ``max(T * cell_inches, min_panel_inches)``.
-        """
+        """``(figsize, mask_rect, weights_rect)`` for T positions: the figure's width and height in inches, and each
+        panel's (left, bottom, width, height) in figure fractions, a square of ``max(T * cell_inches,
+        min_panel_inches)``."""
         m = self.margins_inches
         panel = max(T * self.cell_inches, self.min_panel_inches)
         width = m["left"] + panel + m["gap"] + panel + m["right"]
@@ -281,12 +271,7 @@ class MaskBeforeAfterDashboard(Dashboard):
     hidden scores change nothing; with "zero" they change the visible weights, which also no
     longer sum to one.
 
-    Parameters
-    ----------
-    tokens : sequence of str, default TICKET
-    method : {"before", "zero", "renormalise"}, default "before"
-    hidden : float in [-3, 3], default 0
-    seed : int, default 0
+    ``seed``: of the stand-in projections.
 
     Attributes
     ----------

@@ -102,13 +102,8 @@ class MythOrFact:
 
     # -- choosing ----------------------------------------------------------------------------------------------
     def choose(self, choice):
-        """Choose ``"myth"`` or ``"fact"`` (a button's label works too), as pressing the button does.
-
-        Raises
-        ------
-        ValueError
-            For a choice that is not one of the buttons.
-        """
+        """Choose ``"myth"`` or ``"fact"`` (a button's label works too), as pressing the button does; anything else
+        is a ValueError."""
         keys = {key: key for key, _ in myths.ANSWERS} | {label.lower(): key for key, label in myths.ANSWERS}
         if not isinstance(choice, str) or choice.strip().lower() not in keys:
             raise ValueError(f"choice must be one of {[key for key, _ in myths.ANSWERS]}; got {choice!r}")

@@ -23,15 +23,7 @@ class ScalingDashboard(Dashboard):
     the weights pile onto one key (entropy near 0); divided by sqrt(d_k), the scores keep a
     spread of about 1 and the weights stay spread out.
 
-    Parameters
-    ----------
-    d_k : int, default 64
-        Initial key width, one of ``D_K_OPTIONS`` (1, 2, 4, ..., 1024).
-    scaled : bool, default False
-        Initial state of the "divide the scores by sqrt(d_k)" checkbox.
-    num_keys : int, default 8
-        T, the number of keys (bars).
-    seed : int, default 0
+    ``num_keys`` is T, the number of keys (bars); ``d_k`` must be one of ``D_K_OPTIONS``.
 
     Attributes
     ----------

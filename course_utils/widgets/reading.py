@@ -41,10 +41,6 @@ class ValueScaleDashboard(Dashboard):
         One value vector per key. Default: notebook 05's experiment (d_v = 2).
     labels : sequence of str, length T
         The keys' tokens. Default: "my charger is missing please".
-    key : str
-        The key whose value is scaled at the start (default "please").
-    scale : float in [0, 3]
-        The starting factor (default 1.0).
 
     Attributes
     ----------

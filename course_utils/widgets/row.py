@@ -30,7 +30,7 @@ class AttentionRowDashboard(Dashboard):
     scores : array_like, shape (T,)
         Initial scores, each in [-5, 5]. Default: the article's [2, 1, 0].
     labels : sequence of str, length T
-        Token labels. Default ("token 1", "token 2", "token 3").
+        Default ("token 1", "token 2", "token 3").
 
     Attributes
     ----------
