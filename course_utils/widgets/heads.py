@@ -1,13 +1,4 @@
-"""The notebook-04 dashboard: how many heads, which head, and every head's attention weights.
-
-``HeadsDashboard``
-    The ticket "my charger is missing please" (wide seeded embeddings, d_model = 8) through one
-    set of seeded projection matrices W_Q, W_K, W_V, W_O, split into 1, 2, 4 or 8 heads. Top: the
-    weights of every head (the figure holds 8 small heatmaps; the unused ones are hidden). Bottom
-    left: the selected head, large, with its numbers and a colour bar (attention weight, 0 to 1,
-    the scale of every heatmap of the figure). Bottom right: the concatenation of the
-    heads' outputs, (T, d_model), before W_O, with the selected head's columns outlined. A
-    checkbox applies the causal mask, shared by every head.
+"""The notebook-04 dashboard, ``HeadsDashboard``: how many heads, which head, and every head's attention weights.
 
 Computed with the reference ``course_utils.multi_head_attention`` (weights and output) and
 ``course_utils.split_heads`` / ``merge_heads`` / ``scaled_dot_product_attention`` (the
@@ -35,6 +26,12 @@ HEAD_OPTIONS = (1, 2, 4, 8)
 
 class HeadsDashboard(Dashboard):
     """Every head's attention weights for 1, 2, 4 or 8 heads of one fixed set of matrices.
+
+    The ticket "my charger is missing please" (wide seeded embeddings, d_model = 8) through seeded W_Q, W_K, W_V,
+    W_O. Top: the weights of every head (the figure holds 8 small heatmaps; the unused ones are hidden). Bottom
+    left: the selected head, large, with its numbers and a colour bar (attention weight, 0 to 1, the scale of every
+    heatmap of the figure). Bottom right: the concatenation of the heads' outputs, (T, d_model), before W_O, with
+    the selected head's columns outlined. A checkbox applies the causal mask, shared by every head.
 
     The matrices never change: ``num_heads`` only decides how their d_model = 8 columns are cut
     into heads (d_head = 8 // num_heads columns each), so the parameter count stays 4 * 8 * 8.
@@ -91,8 +88,7 @@ class HeadsDashboard(Dashboard):
         self._initial = dict(num_heads=int(num_heads), head=int(head), causal=bool(causal))
         self._computed = {}  # (num_heads, causal) -> compute's results
         # The concatenation's colour scale: fixed over every layout, so colours compare.
-        largest = max(np.abs(self.compute(h, False)[1]).max() for h in HEAD_OPTIONS)
-        largest = max(largest, max(np.abs(self.compute(h, True)[1]).max() for h in HEAD_OPTIONS))
+        largest = max(np.abs(self.compute(h, causal)[1]).max() for h in HEAD_OPTIONS for causal in (False, True))
         self._concat_limit = float(np.ceil(largest))
         super().__init__()
 
@@ -278,8 +274,6 @@ class HeadsDashboard(Dashboard):
         self.num_heads = num_heads
 
     def describe(self):
-        """The picture in words: the heads, each query's strongest key in every head, the selected head's weights,
-        the concatenation's range and the selected head's columns."""
         T, h = len(self.tokens), self.num_heads
         d_head = self.d_model // h
         cols = head_columns(self.head, h, self.d_model)

@@ -99,7 +99,6 @@ class TrainingDashboard(Dashboard):
         self.shown_step = shown
 
     def describe(self):
-        """The picture in words: the step, the weight of "missing" on every word of each probe ticket, the loss."""
         tickets = []
         for i, (row, weights) in enumerate(zip(self.probe_tokens, self.weights), start=1):
             words = ticket_words(row)

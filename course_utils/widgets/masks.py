@@ -1,14 +1,5 @@
-"""The notebook-03 dashboards (masks).
-
-``MaskExplorerDashboard``
-    Real length, padding length, padding side and a causal toggle; shows the mask and the attention
-    weights it gives, with blocked cells hatched and the row sums, so a row with no permitted key
-    (left padding + causal) shows up at once. The figure is sized to the sequence: each panel holds
-    exactly T x T cells of a fixed size, so nothing is blank and the picture grows with T.
-``MaskBeforeAfterDashboard``
-    Masking the scores before the softmax, zeroing the weights after it, or zeroing and then
-    renormalising, for the causal mask of the ticket "my charger is missing please"; a slider
-    moves the scores of the hidden (future) keys, which must not change the visible weights.
+"""The notebook-03 dashboards (masks): ``MaskExplorerDashboard`` (padding and causal masks, and a query with no
+permitted key) and ``MaskBeforeAfterDashboard`` (masking before the softmax or zeroing after it).
 
 Both compute with the reference code (``course_utils.scaled_dot_product_attention``,
 ``course_utils.softmax``) on the toy tickets, projected by seeded stand-in matrices
@@ -47,8 +38,9 @@ class MaskExplorerDashboard(Dashboard):
     Controls: ``length`` (real tokens), ``padding`` (padding positions), ``side`` ("right" or
     "left": where the padding goes) and ``causal`` (combine with a causal mask). Blocked cells are
     hatched; each weight row shows its sum, in red with "no key" when the query has no permitted
-    key (its weights and output are zeros). The panels show exactly the T = length + padding
-    positions: the figure is resized for every T (``layout_for``), cells keep one size.
+    key (its weights and output are zeros), so such a row (left padding + causal) shows up at once. The panels show
+    exactly the T = length + padding positions, nothing blank: the figure is resized for every T (``layout_for``),
+    cells keep one size.
 
     Parameters
     ----------
@@ -200,12 +192,10 @@ class MaskExplorerDashboard(Dashboard):
     def draw(self, length, padding, causal, side):
         mask, real, labels, weights = self.compute(length, padding, causal, side)
         n, T = self.max_T, length + padding
-        mask_data = np.full((n, n), np.nan)
-        weight_data = np.full((n, n), np.nan)
-        mask_data[:T, :T] = mask
-        weight_data[:T, :T] = weights
-        self.mask_image.set_data(mask_data)
-        self.weight_image.set_data(weight_data)
+        for image, data in ((self.mask_image, mask), (self.weight_image, weights)):
+            shown = np.full((n, n), np.nan)  # nan: an unused cell, white
+            shown[:T, :T] = data
+            image.set_data(shown)
         blocked = np.zeros((n, n), dtype=bool)
         blocked[:T, :T] = ~mask
         colours = cell_text_colour(self.weight_image, weights)  # (T, T): every number's colour in one call
@@ -250,7 +240,6 @@ class MaskExplorerDashboard(Dashboard):
         self.drawn = dict(length=length, padding=padding, causal=causal, side=side)
 
     def describe(self):
-        """The picture in words: the sequence, the mask, every weight (masked cells named), the row sums."""
         d, T = self.drawn, len(self.labels)
         sums = self.weights.sum(axis=-1)  # (T,)
         return (
@@ -267,8 +256,8 @@ class MaskBeforeAfterDashboard(Dashboard):
 
     Scores of the ticket "my charger is missing please" (stand-in projections), causal mask.
     Controls: ``method`` ("before", "zero", "renormalise"; see ``masked_weights``) and ``hidden``
-    (a number added to the scores of the hidden, later keys). With "before" and "renormalise" the
-    hidden scores change nothing; with "zero" they change the visible weights, which also no
+    (a number added to the scores of the hidden, later keys), which ought to change nothing visible. With
+    "before" and "renormalise" they change nothing; with "zero" they change the visible weights, which also no
     longer sum to one.
 
     ``seed``: of the stand-in projections.
@@ -341,7 +330,6 @@ class MaskBeforeAfterDashboard(Dashboard):
         axis_below(ax_heat, self.ax_bars)  # tick labels in the cached background, under the image and bars
 
     def dynamic_artists(self):
-        """The heatmap and its numbers, the row sums' bars and values, the summary line."""
         heatmap = self.heatmap
         return [heatmap.image, *(t for t in heatmap.cell_texts.flat if t is not None), *self.bars.patches,
                 *self.bar_texts, self.summary]
@@ -365,7 +353,6 @@ class MaskBeforeAfterDashboard(Dashboard):
         self.method, self.hidden = method, hidden
 
     def describe(self):
-        """The picture in words: the method, the hidden scores' shift, every weight, the row sums and the leak."""
         return (
             f"Method “{MASKING_METHODS[self.method]}”, with {fixed(self.hidden, 1)} added to the scores of the hidden (later) "
             f"keys. Left, {heatmap_phrase(self.weights, self.tokens, self.tokens, allowed=self.mask)}. Right, bar "

@@ -91,7 +91,6 @@ class ScalingDashboard(Dashboard):
         axis_below(self.ax_scores, ax_weights)  # ticks in the cached background, under the bars
 
     def dynamic_artists(self):
-        """Both rows of bars, the weights' values, the scores' title, the summary line."""
         bars = self.weight_bars
         return [*self.score_bars.patches, self.ax_scores.title, *bars.patches, *bars.value_labels, self.summary]
 
@@ -117,7 +116,6 @@ class ScalingDashboard(Dashboard):
         self.d_k, self.scaled = d_k, scaled
 
     def describe(self):
-        """The picture in words: d_k, scaled or not, every score and weight, the largest weight and the entropy."""
         how = "divided by sqrt(d_k)" if self.scaled else "not divided by sqrt(d_k)"
         return (
             f"Key width d_k = {self.d_k}, scores {how}. Left, bar chart of the {self.num_keys} scores q·k"

@@ -1,10 +1,5 @@
-"""The notebook-05 dashboard: scale one value vector, watch the weights stay put and the effects move.
-
-``ValueScaleDashboard``
-    One query row (notebook 05's made-up experiment by default). Left: the attention weights, which
-    are all a heatmap shows. Right: each key's removal effect (mask the key, renormalise, recompute
-    the output, take the length of the change). A slider multiplies one key's value vector by a
-    factor; the weights do not move (they depend on the scores only), the output and the effects do.
+"""The notebook-05 dashboard, ``ValueScaleDashboard``: scale one value vector, watch the weights stay put and the
+effects move.
 
 Computed with the reference code: ``course_utils.attention.attention_row`` and
 ``course_utils.lessons.influence.removal_effects``.
@@ -29,6 +24,9 @@ _HIGHLIGHT = "black"
 class ValueScaleDashboard(Dashboard):
     """Scale one key's value vector: the weights stay, the output and the removal effects change.
 
+    One query row (notebook 05's made-up experiment by default). Left: the attention weights, which are all a
+    heatmap shows; they depend on the scores only. Right: each key's removal effect (mask the key, renormalise,
+    recompute the output, take the length of the change).
     Controls: ``key`` (which key's value to scale, a ToggleButtons of the labels) and ``scale``
     (the factor, 0 to 3). Changing the key resets nothing: the factor applies to the chosen key and
     every other key keeps its original value.
@@ -128,7 +126,6 @@ class ValueScaleDashboard(Dashboard):
         axis_below(ax_weights, self.ax_effects)  # ticks in the cached background, under the bars
 
     def dynamic_artists(self):
-        """Both rows of bars and their values, the summary line."""
         bars = self.weight_bars
         return [*bars.patches, *bars.value_labels, *self.effect_bars.patches, *self.effect_labels, self.summary]
 
@@ -158,7 +155,6 @@ class ValueScaleDashboard(Dashboard):
         self.key, self.scale = key, scale
 
     def describe(self):
-        """The picture in words: which value is scaled, the weights (unchanged), the removal effects, the output."""
         index = self.labels.index(self.key)
         length = float(np.linalg.norm(self.values_now[index]))
         return (

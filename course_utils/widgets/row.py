@@ -87,7 +87,6 @@ class AttentionRowDashboard(Dashboard):
                                 family="monospace")
 
     def dynamic_artists(self):
-        """The bars and their values, the output, its label and the spokes, the summary line."""
         hull = self.hull
         return [*self.bars.patches, *self.bars.value_labels, *hull["spokes"], hull["output"], hull["output_label"],
                 self.summary]
@@ -108,7 +107,6 @@ class AttentionRowDashboard(Dashboard):
         self.weights, self.output = weights, output
 
     def describe(self):
-        """The picture in words: the scores, the weights (left) and where the output lies among the values (right)."""
         scores = self.scores_from(self.values)
         values = ", ".join(f"{label} ({number(v[0])}, {number(v[1])})" for label, v in zip(self.labels, self.value_vectors))
         return (

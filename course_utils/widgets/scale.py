@@ -83,7 +83,6 @@ class OnlineSoftmaxDashboard(Dashboard):
         axis_below(ax_s, ax_w)  # ticks in the cached background, under the bars
 
     def dynamic_artists(self):
-        """Both rows of bars, the running maximum's line, the summary line."""
         return [*self.score_bars.patches, self.max_line, *self.weight_bars.patches, self.summary]
 
     def draw(self, block_size, step):
@@ -113,7 +112,6 @@ class OnlineSoftmaxDashboard(Dashboard):
                           so_far=so_far)
 
     def describe(self):
-        """The picture in words: the blocks processed, m and l, every score, the weights so far and the final ones."""
         d, t = self.drawn, len(self.scores)
         keys = [str(j) for j in range(1, t + 1)]
         progress = []
