@@ -16,9 +16,8 @@ build                       update in place
 ``value_hull_plot``         ``update_value_hull``
 ==========================  ===========================
 
-Every heatmap uses the same fixed colour scale (``vmin=0``, ``vmax=1``, ``cividis``), so one colour bar reads
-for several of them: ``weight_colorbar(axes)`` draws one bar beside a whole row or grid of heatmaps, and
-``attention_heatmap(..., colorbar=True)`` one beside a single heatmap.
+Every heatmap uses the same fixed colour scale (``vmin=0``, ``vmax=1``, ``cividis``), so one colour bar
+(``weight_colorbar``) reads for several of them; ``attention_heatmap(..., colorbar=True)`` draws one for one.
 
 Colours and font sizes come from ``course_utils.style`` (whose docstring says why those).
 
@@ -304,16 +303,14 @@ def attention_heatmap(
         ax.set_yticks(range(t_q), query_labels)
     else:
         ax.yaxis.set_major_locator(MaxNLocator(nbins=10, integer=True))
-    xlabel = "key (attended to)"
-    if allowed is not None and not allowed.all():
-        xlabel += "; hatched = masked out"
-    ax.set_xlabel(xlabel)
+    masked = allowed is not None and not allowed.all()
+    ax.set_xlabel("key (attended to)" + ("; hatched = masked out" if masked else ""))
     ax.set_ylabel("query (attending)")
     if title is not None:
         ax.set_title(title)
 
     blocked_patches = ()
-    if allowed is not None and not allowed.all():
+    if masked:
         cells = np.empty(int((~allowed).sum()), dtype=object)
         cells[:] = [blocked_cell_patch(i, j) for i, j in zip(*np.nonzero(~allowed))]
         _draw_as_one_path(ax, cells)  # one hatched patch in ax.patches draws them all

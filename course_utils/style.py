@@ -52,9 +52,7 @@ DARK_GREY = "#4D4D4D"
 HEATMAP_CMAP = "cividis"
 #: The colour map of signed values (notebook 04's concatenated head outputs, on a scale symmetric about 0):
 #: ``viridis``, dark purple for the most negative, teal-green near 0, yellow for the most positive. Like cividis
-#: it is monotone in lightness and readable with every common colour-vision deficiency (the course's continuous
-#: maps are all of the viridis family, tests/test_figure_colours_and_text.py); its other hues keep these values
-#: from being read as attention weights.
+#: of the viridis family (see above); its other hues keep these values from being read as attention weights.
 SIGNED_CMAP = "viridis"
 
 #: How a masked-out (blocked) heatmap cell looks in every picture: light grey, hatched in dark grey, so it
@@ -63,8 +61,7 @@ BLOCKED_CELL_STYLE = MappingProxyType(
     dict(facecolor=LIGHT_GREY, edgecolor=DARK_GREY, hatch="///", linewidth=0.0)
 )
 
-# Font sizes in points (at the figure's dpi). No text of a figure is smaller than 8 pt
-# (tests/test_figure_colours_and_text.py measures every text drawn).
+# Font sizes in points (at the figure's dpi); none below 8 pt (see above).
 #: Numbers inside heatmap cells.
 FONT_CELL = 9
 #: Numbers inside the small cells of a dense dashboard heatmap (notebook 03's mask explorer: up to 10 x 10 cells

@@ -24,13 +24,11 @@ nbval never compares them (no tagged cell shows a dashboard).
 Why a picture object and not ``display(fig)`` itself: ``display(fig)`` produces an image
 only once a figure formatter is registered (IPython's, when pyplot loads the inline backend, or
 ``course_utils.alt_text``'s). ``_FigurePicture`` renders the figure itself, whatever the backend (inline,
-ipympl, none), on the figure's own ``FigureCanvasAgg`` (matplotlib's, made once): the first picture, which the
-notebook stores, as ``course_utils.alt_text.compact_png`` makes it (a palette PNG, a third of the bytes); each update
-as Pillow writes the canvas's pixels, exact, at zlib level 1 (``exact_png``; choosing a palette took longer than the
-rest of an update). A dashboard that names the artists its ``draw`` changes (``dynamic_artists``) is rendered as a
-cached background and those artists drawn over it (``_background.CachedBackground``, matplotlib's public blitting
-API: axes, ticks, titles and legends are laid out and drawn once per state of the figure, not on every move; the
-same pixels as a full render).
+ipympl, none), on the figure's own ``FigureCanvasAgg`` (matplotlib's, made once), compact for the picture the
+notebook stores, quick for the updates (``render_png`` says how). A dashboard that names the artists its ``draw``
+changes (``dynamic_artists``) is rendered as a cached background with those artists drawn over it
+(``_background.CachedBackground``, matplotlib's public blitting API: axes, ticks, titles and legends are laid out and
+drawn once per state of the figure, not on every move; the same pixels as a full render).
 Issue 23 asks an update (draw + PNG) to take at most 0.5x the time of re-creating and
 rendering a simple figure; ``make bench`` (benchmarks/widgets.py) measures both, before and after, and
 docs/performance.md says which controls stay over it and why.
@@ -48,7 +46,7 @@ from matplotlib.figure import Figure
 
 from course_utils.alt_text import compact_png, description, exact_png, picture_bundle, plain
 from course_utils.widgets._background import CachedBackground
-from course_utils.widgets._handle_names import SliderHandleNames, slider_names
+from course_utils.widgets._handle_names import SLIDERS, SliderHandleNames, slider_names
 
 __all__ = [
     "IPYWIDGETS_MAJOR",
@@ -157,8 +155,7 @@ def layout_problems(controls):
     """
     problems = []
     for name, control in controls.items():
-        if isinstance(control, (ipywidgets.IntSlider, ipywidgets.FloatSlider, ipywidgets.SelectionSlider,
-                                ipywidgets.FloatLogSlider)):
+        if isinstance(control, SLIDERS):
             if getattr(control, "orientation", "horizontal") != "horizontal":
                 continue
             width = _px(control.layout.width, DEFAULT_WIDGET_PX)
@@ -445,9 +442,9 @@ class Dashboard:
 
         The size is fixed (no ``bbox_inches="tight"``), so the picture never jumps when a
         label's length changes. Deterministic: the same state gives the same bytes. ``compact=False``: every pixel
-        exact, written by Pillow at zlib level ``UPDATE_PNG_LEVEL``, for the updates a control move sends. True: a
-        palette PNG of about a third of the bytes (``compact_png``, 15-40 ms more), for the first picture, the one a
-        notebook stores.
+        exact, written by Pillow at zlib level ``UPDATE_PNG_LEVEL`` (``exact_png``), for the updates a control move
+        sends. True: a palette PNG of about a third of the bytes (``compact_png``, 15-40 ms more: choosing a palette
+        took longer than the rest of an update), for the first picture, the one a notebook stores.
         """
         canvas = self.fig.canvas  # the figure's own Agg canvas, at fig.dpi
         if self.background is None:

@@ -57,8 +57,7 @@ class HeadsDashboard(Dashboard):
     big_heatmap : course_utils.plots.Heatmap
         The selected head, large, with its numbers.
     weight_bar : matplotlib.colorbar.Colorbar
-        The large heatmap's colour bar: attention weight from 0 to 1 (the small heatmaps share the scale). Drawn once,
-        part of the cached background.
+        The large heatmap's colour bar (drawn once, part of the cached background).
     concat_image : AxesImage
     block_lines : list of 7 Line2D
         Separators between the heads' column blocks in the concatenation.
@@ -100,26 +99,22 @@ class HeadsDashboard(Dashboard):
         changes none of them (issue 14: every millisecond of a dashboard update counts).
         """
         key = (int(num_heads), bool(causal))
+        num_heads, causal = key
         if key not in self._computed:
-            results = self._compute(*key)
-            for array in results:
+            mask = causal_mask(len(self.tokens)) if causal else None
+            output, weights = multi_head_attention(
+                self.x, self.W_Q, self.W_K, self.W_V, self.W_O, num_heads, mask=mask
+            )  # (T, d_model), (h, T, T)
+            q = split_heads(self.x @ self.W_Q, num_heads)  # (h, T, d_head)
+            k = split_heads(self.x @ self.W_K, num_heads)  # (h, T, d_head)
+            v = split_heads(self.x @ self.W_V, num_heads)  # (h, T, d_head)
+            heads, _ = scaled_dot_product_attention(q, k, v, mask)  # (h, T, d_head)
+            concat = merge_heads(heads)  # (T, h * d_head) = (T, d_model)
+            for array in (weights, concat, output, mask):
                 if array is not None:
                     array.setflags(write=False)
-            self._computed[key] = results
+            self._computed[key] = weights, concat, output, mask
         return self._computed[key]
-
-    def _compute(self, num_heads, causal):
-        T = len(self.tokens)
-        mask = causal_mask(T) if causal else None
-        output, weights = multi_head_attention(
-            self.x, self.W_Q, self.W_K, self.W_V, self.W_O, num_heads, mask=mask
-        )  # (T, d_model), (h, T, T)
-        q = split_heads(self.x @ self.W_Q, num_heads)  # (h, T, d_head)
-        k = split_heads(self.x @ self.W_K, num_heads)  # (h, T, d_head)
-        v = split_heads(self.x @ self.W_V, num_heads)  # (h, T, d_head)
-        heads, _ = scaled_dot_product_attention(q, k, v, mask)  # (h, T, d_head)
-        concat = merge_heads(heads)  # (T, h * d_head) = (T, d_model)
-        return weights, concat, output, mask
 
     # ---------------------------------------------------------------- controls
     def make_controls(self):

@@ -138,11 +138,6 @@ class ConceptInventory:
         """dict: item key -> the chosen choice's key, or None."""
         return {item.key: radio.value for item, radio in zip(inv.ITEMS, self.questions)}
 
-    def letter(self, index):
-        """The letter shown for the answer chosen in question ``index`` (0-based), or None."""
-        radio = self.questions[index]
-        return None if radio.index is None else _LETTERS[radio.index]
-
     # -- submitting ----------------------------------------------------------------------------
     def submit(self):
         """Save the answers to a new file; in "post", show the feedback. What the Submit button does.
@@ -213,7 +208,7 @@ class ConceptInventory:
         if choice.correct:
             return (f"<div><b>&#10003; Right ({answer_letter}).</b> {_esc(choice.feedback)} "
                     f"<i>See {_esc(item.where(choice))}.</i></div>")
-        return (f"<div><b>&#10007; Not this one ({self.letter(index)}).</b> It is the misconception "
+        return (f"<div><b>&#10007; Not this one ({_LETTERS[self.questions[index].index]}).</b> It is the misconception "
                 f"&ldquo;{_esc(inv.plain_name(choice.misconception))}&rdquo;. {_esc(choice.feedback)} "
                 f"<i>See {_esc(item.where(choice))}.</i><br>"
                 f"The answer is {answer_letter}: {_esc(answer.feedback)}</div>")
