@@ -105,11 +105,20 @@ def _contrasting_text_colours(rgb):
 
 
 def cell_text_colour(image, value):
-    """The colour of a number printed in the cell of ``image`` (any ``ax.imshow`` with a colour map, e.g.
-    ``Heatmap.image``) that shows ``value``: "black" or "white", whichever contrasts more with the cell's colour.
+    """The colour of a number printed in the cell of ``image`` that shows ``value``: "black" or "white", whichever
+    contrasts more with the cell's colour.
 
-    For an array of values (a dashboard's whole grid: one call instead of one per cell), an array of them of the
-    same shape.
+    Parameters
+    ----------
+    image : matplotlib.image.AxesImage
+        Any image drawn with a colour map (``ax.imshow``), e.g. ``Heatmap.image``.
+    value : float or array_like of float
+        One value, or many (a dashboard's whole grid: one call instead of one per cell).
+
+    Returns
+    -------
+    str or ndarray of str
+        For an array of values, an array of the same shape.
     """
     colours = _contrasting_text_colours(np.asarray(image.cmap(image.norm(value)), dtype=float)[..., :3])
     return str(colours) if np.ndim(value) == 0 else colours
@@ -160,7 +169,10 @@ def blocked_cell_grid(ax, n):
     A dashboard shows a cell's square (``patches[i, j].set_visible(True)``) when the mask blocks
     it, instead of adding and removing patches on every update. The squares are not drawn one by one: one
     patch in ``ax`` (``ax.patches``, hatched as ``style.BLOCKED_CELL_STYLE``) draws the visible ones as one path.
-    Returns the squares, an ndarray of Rectangle of shape (n, n).
+
+    Returns
+    -------
+    ndarray of Rectangle, shape (n, n)
     """
     patches = np.empty((n, n), dtype=object)
     for i in range(n):
@@ -414,11 +426,17 @@ def _set_cell_texts(heatmap, weights):
 
 
 def update_heatmap(heatmap, weights):
-    """Show new weights in a heatmap drawn by ``attention_heatmap``, in place.
+    """Show new weights in a heatmap drawn by ``attention_heatmap``, in place; returns the same heatmap.
 
     The image and the printed numbers change; the blocked cells stay as drawn (a different mask
-    needs a new heatmap, or patches of its own: ``blocked_cell_grid``). Returns the same heatmap; anything else
-    than a ``Heatmap`` (e.g. a bare image) is a TypeError.
+    needs a new heatmap, or patches of its own: ``blocked_cell_grid``). Anything but a ``Heatmap`` (e.g. a bare
+    image) is a TypeError.
+
+    Parameters
+    ----------
+    heatmap : Heatmap
+    weights : array_like, shape (T_q, T_k)
+        Same shape as the weights first drawn.
     """
     if not isinstance(heatmap, Heatmap):
         raise TypeError(
@@ -512,8 +530,14 @@ def _set_bar_labels(bars, weights):
 
 
 def update_row_bars(bars, weights):
-    """Set the heights and printed values of the bars ``attention_row_bars`` returned to ``weights`` (T,), in place;
-    returns the same bars."""
+    """Set the heights and printed values of bars drawn by ``attention_row_bars``, in place; returns the same bars.
+
+    Parameters
+    ----------
+    bars : matplotlib.container.BarContainer
+    weights : array_like, shape (T,)
+        One weight per bar.
+    """
     weights = _check_row(weights)
     if weights.shape[0] != len(bars.patches):
         raise ValueError(
@@ -662,8 +686,19 @@ def value_hull_plot(values, weights, labels=None, *, ax=None):
 
 
 def update_value_hull(artists, weights):
-    """Move the output point of a ``value_hull_plot`` to ``weights @ values`` (weights (T,)), in place; returns the
-    new output, shape (2,)."""
+    """Move the output point of a ``value_hull_plot`` to ``weights @ values``, in place.
+
+    Parameters
+    ----------
+    artists : dict
+        What ``value_hull_plot`` returned.
+    weights : array_like, shape (T,)
+
+    Returns
+    -------
+    ndarray, shape (2,)
+        The new output.
+    """
     values = artists["values"]
     weights = _check_row(weights)
     if weights.shape[0] != values.shape[0]:
