@@ -175,9 +175,8 @@ def blocked_cell_grid(ax, n):
     ndarray of Rectangle, shape (n, n)
     """
     patches = np.empty((n, n), dtype=object)
-    for i in range(n):
-        for j in range(n):
-            patches[i, j] = blocked_cell_patch(i, j, visible=False)
+    for i, j in np.ndindex(n, n):
+        patches[i, j] = blocked_cell_patch(i, j, visible=False)
     _draw_as_one_path(ax, patches)
     return patches
 
@@ -330,15 +329,14 @@ def attention_heatmap(
 
     texts = np.full(weights.shape, None, dtype=object)  # (T_q, T_k) Text or None
     if annotate:
-        for i in range(t_q):
-            for j in range(t_k):
-                if allowed is not None and not allowed[i, j]:
-                    continue
-                # in_layout=False: a number sits inside its cell, within the axes, so a layout (constrained,
-                # tight) and a tight crop need not measure it (issue 14: ~100 texts per figure of three heatmaps)
-                texts[i, j] = ax.text(
-                    j, i, "", ha="center", va="center", fontsize=style.FONT_CELL, zorder=3, in_layout=False,
-                )
+        for i, j in np.ndindex(t_q, t_k):
+            if allowed is not None and not allowed[i, j]:
+                continue
+            # in_layout=False: a number sits inside its cell, within the axes, so a layout (constrained,
+            # tight) and a tight crop need not measure it (issue 14: ~100 texts per figure of three heatmaps)
+            texts[i, j] = ax.text(
+                j, i, "", ha="center", va="center", fontsize=style.FONT_CELL, zorder=3, in_layout=False,
+            )
     heatmap = Heatmap(image=image, cell_texts=texts, blocked_patches=blocked_patches)
     _set_cell_texts(heatmap, weights)
     alt_text.record(ax, _HeatmapWords(image, query_labels, key_labels, allowed),
@@ -368,11 +366,10 @@ class _HeatmapWords:
 def weight_colorbar(axes, *, label="attention weight", **kwargs):
     """One colour bar, labelled with what the colours mean, for one or several heatmaps.
 
-    The heatmaps of ``attention_heatmap`` share a fixed scale (0 to 1, cividis) unless told
-    otherwise, so a single bar beside a row or grid of them reads for every panel. Use a figure
-    made with ``layout="constrained"`` (``plt.subplots(..., layout="constrained")``) when the bar
-    spans several axes: it makes room for the bar and the panels' labels (``tight_layout`` does
-    not handle a bar shared by several axes, and matplotlib warns).
+    A row or grid of heatmaps reads from one bar: they share a fixed scale unless told otherwise. Use a figure made
+    with ``layout="constrained"`` (``plt.subplots(..., layout="constrained")``) when the bar spans several axes: it
+    makes room for the bar and the panels' labels (``tight_layout`` does not handle a bar shared by several axes, and
+    matplotlib warns).
 
     Parameters
     ----------

@@ -47,12 +47,10 @@ class CachedBackground:
     tick labels, titles, legends, most of which are the same as in the picture before. Within each
     container (the figure, or one of its axes) matplotlib draws its artists in order of zorder, each over what is
     below it; ``CachedBackground`` cuts every container's list at its first *dynamic* artist (one that the dashboard's
-    ``draw`` changes). Everything before the cuts is the background: drawn once (a full matplotlib render with the
-    rest left out), kept as a copy of the canvas (``copy_from_bbox``), and put back with ``restore_region``; the
-    artists after the cuts, changed or not, are drawn over it in matplotlib's order. So within a container the
-    order of drawing is matplotlib's, and the pixels equal a full render as long as nothing drawn after a container
-    (a later axes, the figure's texts and legends) overlaps what that container draws after its cut
-    (tests/test_widgets.py compares every update with a plain render, over every control).
+    ``draw`` changes). Everything before the cuts is the background, drawn once and kept (the module's docstring
+    says how); the artists after the cuts, changed or not, are drawn over it in matplotlib's order. So within a
+    container the order of drawing is matplotlib's, and the pixels equal a full render as long as nothing drawn after
+    a container (a later axes, the figure's texts and legends) overlaps what that container draws after its cut.
 
     A background holds for one *state* of the figure: the key the dashboard gives (what its static artists show,
     e.g. the tick labels), the canvas size and dpi, each axes' position, view limits and visibility, and where the

@@ -147,11 +147,10 @@ class MaskExplorerDashboard(Dashboard):
         self.mask_patches = blocked_cell_grid(self.ax_mask, n)
         self.weight_patches = blocked_cell_grid(self.ax_weights, n)
         self.cell_texts = np.empty((n, n), dtype=object)
-        for i in range(n):
-            for j in range(n):
-                self.cell_texts[i, j] = self.ax_weights.text(
-                    j, i, "", ha="center", va="center", fontsize=style.FONT_CELL_DENSE, zorder=3,
-                )
+        for i, j in np.ndindex(n, n):
+            self.cell_texts[i, j] = self.ax_weights.text(
+                j, i, "", ha="center", va="center", fontsize=style.FONT_CELL_DENSE, zorder=3,
+            )
         # the row sums sit right of the weights panel, in axes x (1 = its right edge) and data y (the rows)
         beside = self.ax_weights.get_yaxis_transform()
         self.row_sums = [

@@ -77,9 +77,8 @@ class MythOrFact:
     buttons : ipywidgets.ToggleButtons
         Value None until a choice, then ``"myth"`` or ``"fact"``.
     verdict : ipywidgets.HTMLMath
-        Empty until a choice; then "Correct." / "Not quite.", the verdict, the feedback for the choice and why.
+        Empty until a choice (then what the module's docstring says).
     first_choice : str or None
-        The first choice made (a learner may change it; the feedback follows the current one).
     box : ipywidgets.VBox
     """
 
