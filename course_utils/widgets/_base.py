@@ -13,7 +13,7 @@ How a dashboard shows itself (the same for every subclass of ``Dashboard``):
 * each control change updates the existing artists (``draw``) and replaces that same output with
   a fresh picture and a fresh alt (``DisplayHandle.update``); the figure is never rebuilt.
 
-Controls are sized from their text (``slider_style_and_layout``, ``toggle_buttons``): a label always
+Controls are sized from their text (``slider``, ``slider_style_and_layout``, ``toggle_buttons``): a label always
 shows in full, a slider keeps a usable track, a button is as wide as its longest label.
 ``Dashboard.layout_problems()`` says where that is not so, without a browser: it estimates text
 widths from the widget model (``text_px``), with constants measured in JupyterLab 4.6.
@@ -56,6 +56,7 @@ __all__ = [
     "control_phrase",
     "float_slider",
     "layout_problems",
+    "slider",
     "slider_style_and_layout",
     "text_px",
     "toggle_buttons",
@@ -200,6 +201,13 @@ def float_slider(description, value, *, min=-5.0, max=5.0, step=0.1, **kwargs):
     return ipywidgets.FloatSlider(
         value=value, min=min, max=max, step=step, description=description, **kwargs
     )
+
+
+def slider(kind, description, width_px, **kwargs):
+    """An ipywidgets slider of class ``kind`` (``kwargs`` go to it) that updates on release
+    (``continuous_update=False``), ``width_px`` wide in all, its label as wide as its text."""
+    return kind(description=description, continuous_update=False, style={"description_width": "initial"},
+                layout=ipywidgets.Layout(width=f"{width_px}px"), **kwargs)
 
 
 def axis_below(*axes):

@@ -16,7 +16,7 @@ from course_utils.lessons.heads import head_columns
 from course_utils.masks import causal_mask
 from course_utils.multihead import merge_heads, multi_head_attention, split_heads
 from course_utils.plots import attention_heatmap, blocked_cell_grid, update_heatmap, weight_colorbar
-from course_utils.widgets._base import Dashboard, axis_below
+from course_utils.widgets._base import Dashboard, axis_below, slider
 
 __all__ = ["HeadsDashboard", "HEAD_OPTIONS"]
 
@@ -119,16 +119,10 @@ class HeadsDashboard(Dashboard):
     # ---------------------------------------------------------------- controls
     def make_controls(self):
         init = self._initial
-        style = {"description_width": "initial"}
         return {
-            "num_heads": ipywidgets.SelectionSlider(
-                options=list(HEAD_OPTIONS), value=init["num_heads"], description="number of heads",
-                continuous_update=False, style=style, layout=ipywidgets.Layout(width="380px"),
-            ),
-            "head": ipywidgets.IntSlider(
-                value=init["head"], min=0, max=init["num_heads"] - 1, description="selected head",
-                continuous_update=False, style=style, layout=ipywidgets.Layout(width="380px"),
-            ),
+            "num_heads": slider(ipywidgets.SelectionSlider, "number of heads", 380, options=list(HEAD_OPTIONS),
+                                value=init["num_heads"]),
+            "head": slider(ipywidgets.IntSlider, "selected head", 380, value=init["head"], min=0, max=init["num_heads"] - 1),
             "causal": ipywidgets.Checkbox(
                 value=init["causal"], description="causal mask (shared by every head)", indent=False,
             ),

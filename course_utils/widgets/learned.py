@@ -6,7 +6,7 @@ from course_utils import style
 from course_utils.alt_text import fixed
 from course_utils.lessons.training import ticket_words
 from course_utils.plots import cell_text_colour
-from course_utils.widgets._base import Dashboard, axis_below
+from course_utils.widgets._base import Dashboard, axis_below, slider
 
 __all__ = ["TrainingDashboard"]
 
@@ -53,11 +53,8 @@ class TrainingDashboard(Dashboard):
         super().__init__()
 
     def make_controls(self):
-        return {"step": ipywidgets.IntSlider(
-            value=0, min=int(self.steps[0]), max=int(self.steps[-1]),
-            step=int(self.steps[1] - self.steps[0]), description="training step",
-            continuous_update=False, style={"description_width": "initial"},
-            layout=ipywidgets.Layout(width="420px"))}
+        return {"step": slider(ipywidgets.IntSlider, "training step", 420, value=0, min=int(self.steps[0]),
+                               max=int(self.steps[-1]), step=int(self.steps[1] - self.steps[0]))}
 
     def snapshot_index(self, step):
         """Index of the last snapshot taken at or before ``step``."""

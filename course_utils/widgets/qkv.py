@@ -6,7 +6,7 @@ from course_utils import style
 from course_utils.alt_text import fixed, labelled_values
 from course_utils.lessons.scaling import DEFAULT_MAX_D_K, entropy, query_and_keys, row_weights
 from course_utils.plots import attention_row_bars, update_row_bars
-from course_utils.widgets._base import Dashboard, axis_below
+from course_utils.widgets._base import Dashboard, axis_below, slider
 
 __all__ = ["ScalingDashboard", "D_K_OPTIONS"]
 
@@ -53,11 +53,7 @@ class ScalingDashboard(Dashboard):
         super().__init__()
 
     def make_controls(self):
-        d_k = ipywidgets.SelectionSlider(
-            options=list(D_K_OPTIONS), value=self.initial_d_k, description="key width d_k",
-            continuous_update=False, style={"description_width": "initial"},
-            layout=ipywidgets.Layout(width="420px"),
-        )
+        d_k = slider(ipywidgets.SelectionSlider, "key width d_k", 420, options=list(D_K_OPTIONS), value=self.initial_d_k)
         scaled = ipywidgets.Checkbox(
             value=self.initial_scaled, description="divide the scores by \u221ad_k",
             indent=False,

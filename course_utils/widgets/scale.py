@@ -7,7 +7,7 @@ from course_utils.alt_text import fixed, labelled_values
 from course_utils.lessons.data import ONLINE_SCORES
 from course_utils.lessons.online_softmax import online_states
 from course_utils.softmax import softmax
-from course_utils.widgets._base import Dashboard, axis_below
+from course_utils.widgets._base import Dashboard, axis_below, slider
 
 __all__ = ["OnlineSoftmaxDashboard"]
 
@@ -52,13 +52,9 @@ class OnlineSoftmaxDashboard(Dashboard):
 
     def make_controls(self):
         t = len(self.scores)
-        style, layout = {"description_width": "initial"}, ipywidgets.Layout(width="380px")
         return {
-            "block_size": ipywidgets.IntSlider(value=min(4, t), min=1, max=t, description="block size",
-                                               continuous_update=False, style=style, layout=layout),
-            "step": ipywidgets.IntSlider(value=1, min=0, max=-(-t // min(4, t)),
-                                         description="blocks processed", continuous_update=False,
-                                         style=style, layout=layout),
+            "block_size": slider(ipywidgets.IntSlider, "block size", 380, value=min(4, t), min=1, max=t),
+            "step": slider(ipywidgets.IntSlider, "blocks processed", 380, value=1, min=0, max=-(-t // min(4, t))),
         }
 
     def build(self, fig):
