@@ -370,9 +370,9 @@ class Dashboard:
     def dynamic_artists(self):
         """The artists ``draw`` changes (each a direct child of the figure or of one of its axes), or None.
 
-        With a list, each render draws a cached background (everything a container draws before its first artist of
-        the list) and draws the rest over it (``_background.CachedBackground``, issue 14). None (the default): every
-        render draws the whole figure. ``background_key`` says which control values change the background.
+        With a list, each render draws a cached background and the rest over it (``_background.CachedBackground``,
+        issue 14); None (the default): the whole figure. ``background_key`` says which control values change the
+        background.
         """
         return None
 

@@ -42,12 +42,8 @@ class MaskExplorerDashboard(Dashboard):
     exactly the T = length + padding positions, nothing blank: the figure is resized for every T (``layout_for``),
     cells keep one size.
 
-    Parameters
-    ----------
-    tokens : sequence of str
-        The ticket; its length is the largest ``length``. Default: "the box is missing my charger".
-    seed : int
-        Seed of the stand-in projections (``stand_in_projections``).
+    ``tokens`` is the ticket, whose length is the largest ``length`` (default: "the box is missing my charger");
+    ``seed`` that of the stand-in projections (``stand_in_projections``).
 
     Attributes
     ----------

@@ -66,10 +66,7 @@ def _plain(text: str) -> str:
 class MythOrFact:
     """One claim, two buttons (Myth, Fact), and the verdict with elaborated feedback once a choice is made.
 
-    Parameters
-    ----------
-    key : str
-        The claim's key in ``course_utils.lessons.myths`` (``"01-best-key"``).
+    ``key`` is the claim's key in ``course_utils.lessons.myths`` (``"01-best-key"``).
 
     Attributes
     ----------
