@@ -57,10 +57,7 @@ def inline_html(text: str) -> str:
 
 def _plain(text: str) -> str:
     """The table's markdown as plain text: emphasis and code marks dropped, maths kept as written."""
-    out = []
-    for n, piece in enumerate(_MATH.split(text)):
-        out.append(piece if n % 2 else re.sub(r"\*\*|\*|`", "", piece))
-    return "".join(out)
+    return "".join(piece if n % 2 else re.sub(r"\*\*|\*|`", "", piece) for n, piece in enumerate(_MATH.split(text)))
 
 
 class MythOrFact:
