@@ -133,8 +133,9 @@ def blocked_cell_patch(i, j, **kwargs):
 
 
 class _BlockedCells(PathPatch):
-    """The visible squares of a ``blocked_cell_grid`` or of a masked ``attention_heatmap`` drawn as one hatched path
-    (one hatch pattern, one fill); the squares themselves are not in the axes, they are its model.
+    """The visible squares of a ``blocked_cell_grid`` or of a masked ``attention_heatmap`` (``cells``, an array of
+    ``blocked_cell_patch`` squares of any shape) drawn as one hatched path (one hatch pattern, one fill), looking as
+    ``style.BLOCKED_CELL_STYLE`` says; the squares themselves are not in the axes, they are its model.
 
     Why (issue 14): Agg draws the hatch of each patch on its own (a pattern tile, then the fill); 20 hatched squares
     took ~30 ms of a 10 x 10 dashboard heatmap's update, one path of them takes about one square's time; and a
@@ -142,8 +143,8 @@ class _BlockedCells(PathPatch):
     pattern is anchored to the canvas, so it looks the same; shared edges of neighbouring cells show no seam.
     """
 
-    def __init__(self, cells, **kwargs):
-        super().__init__(Path(np.zeros((1, 2))), **kwargs)
+    def __init__(self, cells):
+        super().__init__(Path(np.zeros((1, 2))), zorder=2, **style.BLOCKED_CELL_STYLE)
         self.cells = cells
         self._shown = None
 
@@ -167,8 +168,8 @@ def blocked_cell_grid(ax, n):
     """An (n, n) grid of hidden blocked-cell squares over a heatmap, for dashboards.
 
     A dashboard shows a cell's square (``patches[i, j].set_visible(True)``) when the mask blocks
-    it, instead of adding and removing patches on every update. The squares are not drawn one by one: one
-    patch in ``ax`` (``ax.patches``, hatched as ``style.BLOCKED_CELL_STYLE``) draws the visible ones as one path.
+    it, instead of adding and removing patches on every update. One patch in ``ax`` (``ax.patches``) draws the
+    visible ones as one path.
 
     Returns
     -------
@@ -177,14 +178,8 @@ def blocked_cell_grid(ax, n):
     patches = np.empty((n, n), dtype=object)
     for i, j in np.ndindex(n, n):
         patches[i, j] = blocked_cell_patch(i, j, visible=False)
-    _draw_as_one_path(ax, patches)
+    ax.add_patch(_BlockedCells(patches))
     return patches
-
-
-def _draw_as_one_path(ax, cells):
-    """Add to ``ax`` the one hatched patch (``_BlockedCells``) that draws the visible squares of ``cells`` (an array
-    of ``blocked_cell_patch`` squares, of any shape, not themselves added to the axes)."""
-    ax.add_patch(_BlockedCells(cells, zorder=2, **style.BLOCKED_CELL_STYLE))
 
 
 def _allowed_from_mask(mask, shape):
@@ -324,7 +319,7 @@ def attention_heatmap(
     if masked:
         cells = np.empty(int((~allowed).sum()), dtype=object)
         cells[:] = [blocked_cell_patch(i, j) for i, j in zip(*np.nonzero(~allowed))]
-        _draw_as_one_path(ax, cells)  # one hatched patch in ax.patches draws them all
+        ax.add_patch(_BlockedCells(cells))  # one hatched patch in ax.patches draws them all
         blocked_patches = tuple(cells)
 
     texts = np.full(weights.shape, None, dtype=object)  # (T_q, T_k) Text or None
