@@ -12,15 +12,15 @@ import functools
 import inspect
 import io
 import os
-import signal
 import sys
 import sysconfig
-import threading
 import traceback
 import warnings
 from dataclasses import dataclass
 
 import numpy as np
+
+from course_utils.checks._deadline import OutOfTime, deadline
 
 _MAX_ERROR_TEXT = 200
 #: Seconds one call of the learner's function may take on one (small) case.
@@ -28,11 +28,6 @@ TIME_LIMIT = 10.0
 #: Lines (and characters) of a call's printed output kept for a report.
 MAX_PRINTED_LINES = 12
 MAX_PRINTED_CHARS = 1500
-
-
-class OutOfTime(BaseException):
-    """Raised inside the learner's function when its time is up (a BaseException, so that the
-    learner's own ``except Exception`` cannot swallow it)."""
 
 
 @dataclass
@@ -81,14 +76,22 @@ def call_learner(fn, args, *, time_limit=TIME_LIMIT, watch=()):
         warnings.simplefilter("always")
         # Overflow, 0/0 and division by zero show up as warnings we can report; underflow
         # (exp(-1000) == 0) is normal in softmax and not worth mentioning.
-        with np.errstate(over="warn", divide="warn", invalid="warn", under="ignore"), \
-                contextlib.redirect_stdout(printed), _time_limit(time_limit), _watching(watch, called):
-            try:
-                value = fn(*learner_args)
-            except OutOfTime:
-                timed_out = True
-            except (Exception, SystemExit) as exc:  # the learner's bug, reported not raised
-                error = exc
+        try:
+            with np.errstate(over="warn", divide="warn", invalid="warn", under="ignore"), \
+                    contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed), \
+                    _watching(watch, called), deadline(time_limit) as finished:  # the deadline ends first
+                try:
+                    value = fn(*learner_args)
+                except OutOfTime:
+                    timed_out = True
+                except KeyboardInterrupt:  # the learner stopping it: not caught
+                    raise
+                except BaseException as exc:  # the learner's bug (SystemExit, GeneratorExit, their own class too)
+                    error = exc
+                finally:
+                    finished()
+        except OutOfTime:  # raised once more as the call ended at its deadline
+            timed_out = True
     texts = tuple(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught))  # each text once, in order
     call = Call(value=value, error=error, warnings=texts, args_after=learner_args, timed_out=timed_out,
                 printed=_cap_printed(printed.getvalue()), called=tuple(called))
@@ -96,29 +99,6 @@ def call_learner(fn, args, *, time_limit=TIME_LIMIT, watch=()):
         call.where = learner_line(error)
         call.stub_raised = isinstance(error, NotImplementedError) and _raised_in(error, fn)
     return call
-
-
-def _can_time_out():
-    return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
-
-
-@contextlib.contextmanager
-def _time_limit(seconds):
-    """Raise OutOfTime in the running code after ``seconds`` (POSIX main thread only)."""
-    if not seconds or not _can_time_out():
-        yield
-        return
-
-    def stop(signum, frame):
-        raise OutOfTime()
-
-    previous = signal.signal(signal.SIGALRM, stop)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 @contextlib.contextmanager

@@ -45,7 +45,9 @@ from course_utils.checks._calls import (
     stub_lines_after,
 )
 from course_utils.checks._compare import ATOL, RTOL, Comparison, Problem
+from course_utils.checks._deadline import OutOfTime, deadline
 from course_utils.checks._format import describe, field, fmt_value
+from course_utils.checks._guard import course_snapshot, put_back
 from course_utils.checks._own_answers import own_answers
 from course_utils.checks._result import CORRECT, NOT_ATTEMPTED, WRONG, CheckResult
 
@@ -328,6 +330,30 @@ def checker(name, *, mistakes=()):
     return decorate
 
 
+def unreadable_answer(name, exc):
+    """The result when reading what the learner's function returned or raised ran the learner's own code (a
+    ``__repr__``, ``__str__`` or ``__eq__`` of a class of theirs) and that code failed (``exc``) or never ended."""
+    what = f"failed ({error_text(exc)}, in {learner_line(exc)})" if exc is not None else "did not finish"
+    return CheckResult(
+        WRONG,
+        f"Not yet right: {name} returned or raised an object whose own code {what} when the checker read it.",
+        hint="Return numbers or numpy arrays, and raise Python's own exceptions (ValueError, ...): the checker "
+             "compares and prints what your function gives, which runs that object's methods.",
+    )
+
+
+def changed_the_course(name, changed):
+    """The result when the learner's function assigned to names of course_utils (put back by ``_guard``)."""
+    names = ", ".join(f"`{label}`" for label in changed[:3]) + (" and more" if len(changed) > 3 else "")
+    return CheckResult(
+        WRONG,
+        f"Not yet right: {name} changed the course's own code ({names}) while it ran, so its answers cannot be "
+        "checked. That code is as it was again.",
+        hint=f"Write {name} without assigning to anything in course_utils (or cu): compute the answer from the "
+             "function's arguments.",
+    )
+
+
 def internal_error(name, exc):
     """Result reported when the checker itself fails (status "wrong", so it is never mistaken for a pass)."""
     return CheckResult(
@@ -423,8 +449,10 @@ def run_check(
                 hints={**DEFAULT_HINTS, **(hints or {})}, compare=compare or Comparison(rtol, atol),
                 forbidden={**own_answers(name), **(forbidden or {})}, time_limit=time_limit,
             ).result()
-    except Exception as exc:  # a bug in the checker or a reference refusing a case
-        return internal_error(name, exc)
+    except OutOfTime:  # reading what the learner's function returned or raised ran its own code, for ever
+        return unreadable_answer(name, None)
+    except Exception as exc:  # a bug in the checker or a reference refusing a case, or the learner's own code
+        return unreadable_answer(name, exc) if learner_line(exc) else internal_error(name, exc)
 
 
 class _Run:
@@ -442,14 +470,29 @@ class _Run:
         if not callable(self.fn):
             return not_callable(self.name, self.fn)
         watch = code_objects(self.forbidden)
+        # The expected answers first: the learner's function could change the reference (see _guard).
+        try:
+            self.expected = [self.reference(*copy.deepcopy(tuple(case.args))) for case in self.cases]
+        except Exception as exc:  # the course's reference refusing a case: a bug in the course
+            return internal_error(self.name, exc)
         calls = []
         for index, case in enumerate(self.cases, start=1):
+            course = course_snapshot()
             call = call_learner(self.fn, case.args, time_limit=self.time_limit, watch=watch)
+            changed = put_back(course)
+            if changed:
+                return changed_the_course(self.name, changed)
             if index == 1 and call.stub_raised:
                 return not_attempted(self.name, self.total, self.fn)
             calls.append(call)
             if call.timed_out:  # the next cases would most likely use up their time too
                 break
+        with deadline(self.time_limit) as finished:  # reading the answers runs their own code (__repr__, __eq__)
+            result = self._judge(calls)
+            finished()
+        return result
+
+    def _judge(self, calls):
         self.compare = self.compare.for_run([c.value for c in calls if c.ran and c.error is None])
         outcomes = [self._outcome(index, case, call)
                     for index, (case, call) in enumerate(zip(self.cases, calls), start=1)]
@@ -461,7 +504,7 @@ class _Run:
         return self._wrong(reported, outcomes, failing)
 
     def _outcome(self, index, case, call):
-        expected = self.reference(*copy.deepcopy(tuple(case.args)))
+        expected = self.expected[index - 1]
         problem, details = self._diagnose(call, expected, case)
         return Outcome(index, case, expected, call, problem, details)
 
