@@ -160,15 +160,18 @@ def check_array_size(shape, itemsize, what, copies=1, instead=""):
                          f"{room}{instead}")
 
 
-def check_positive_int(value, name):
+def check_positive_int(value, name, *, at_most=None, why=""):
     """Return ``value`` as an int if it is a positive integer, else raise a TypeError (not an integer: floats such
-    as 2.0 and bools are refused) or a ValueError (zero or negative)."""
+    as 2.0 and bools are refused) or a ValueError (zero or negative, or more than ``at_most`` when given: a size far
+    beyond what the course uses, which would take minutes or swap; ``why`` is added to that message)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         raise TypeError(
             f"{name} must be a positive int; got {value!r} of type {type(value).__name__}"
         )
     if value <= 0:
         raise ValueError(f"{name} must be a positive int; got {name}={value}")
+    if at_most is not None and value > at_most:
+        raise ValueError(f"{name}={int(value):,} is more than the limit {name} <= {at_most:,}{why}")
     return int(value)
 
 

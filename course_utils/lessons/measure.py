@@ -6,7 +6,18 @@ import statistics
 import time
 import tracemalloc
 
+from course_utils._validate import check_positive_int
+
 __all__ = ["time_call", "peak_bytes"]
+
+# The most timed calls ``time_call`` makes (notebook 07 and the benchmarks time 3 to 5).
+_MAX_REPEATS = 10_000
+
+
+def _check_fn(fn):
+    if not callable(fn):
+        raise TypeError(f"fn must be a function called with no arguments, e.g. lambda: f(x) (not f(x), its result); "
+                        f"got {fn!r} of type {type(fn).__name__}")
 
 
 def time_call(fn, repeats=5, *, warmup=True):
@@ -17,7 +28,7 @@ def time_call(fn, repeats=5, *, warmup=True):
     fn : callable
         Called with no arguments.
     repeats : int, default 5
-        Timed calls (at least 1).
+        Timed calls, 1 <= repeats <= 10,000.
     warmup : bool, default True
         Make one untimed call first (caches, lazy imports, memory first touched).
 
@@ -25,11 +36,20 @@ def time_call(fn, repeats=5, *, warmup=True):
     -------
     median, p95 : float
         With few repeats the 95th percentile is the slowest call.
+
+    Raises
+    ------
+    TypeError
+        If fn is not callable or repeats is not an int.
+    ValueError
+        If repeats is not in [1, 10,000].
     """
+    _check_fn(fn)
+    repeats = check_positive_int(repeats, "repeats", at_most=_MAX_REPEATS)
     if warmup:
         fn()
     times = []
-    for _ in range(max(1, repeats)):
+    for _ in range(repeats):
         start = time.perf_counter()
         fn()
         times.append(time.perf_counter() - start)
@@ -43,7 +63,13 @@ def peak_bytes(fn):
 
     tracemalloc sees numpy's and Python's allocations, not those of other allocators
     (PyTorch's, for example).
+
+    Raises
+    ------
+    TypeError
+        If fn is not callable.
     """
+    _check_fn(fn)
     tracemalloc.start()
     try:
         fn()
