@@ -8,6 +8,7 @@
 """
 import numpy as np
 
+from course_utils._validate import as_float_array, check_seed
 from course_utils.masks import causal_mask
 from course_utils.softmax import softmax as _course_softmax
 
@@ -20,6 +21,10 @@ MASKING_METHODS = {
     "renormalise": "zero after, then renormalise",
 }
 
+# The longest sequence mask_layout builds (its dashboard shows at most a dozen positions; T = 10,000 is a
+# 100 MB mask).
+_MAX_T = 10_000
+
 
 def mask_layout(length, padding, causal, side="right"):
     """The mask of one sequence of ``length`` real tokens and ``padding`` padding positions.
@@ -29,7 +34,7 @@ def mask_layout(length, padding, causal, side="right"):
     length : int
         Real tokens, at least 0.
     padding : int
-        Padding positions, at least 0; ``length + padding`` must be positive.
+        Padding positions, at least 0; ``length + padding`` must be positive and at most 10,000.
     causal : bool
         Combine with a causal mask (``&``).
     side : {"right", "left"}
@@ -45,13 +50,25 @@ def mask_layout(length, padding, causal, side="right"):
 
     Raises
     ------
+    TypeError
+        If length or padding is not an int, or causal not a bool.
     ValueError
-        If a length is negative, T is 0, or side is not "right"/"left".
+        If a length is negative, T is 0 or more than 10,000, or side is not "right"/"left".
     """
-    if length < 0 or padding < 0 or length + padding == 0:
+    try:
+        length, padding = check_seed(length, "length"), check_seed(padding, "padding")  # TypeError: not an int
+        negative = False
+    except ValueError:
+        negative = True
+    if negative or length + padding == 0:
         raise ValueError(
             f"need length >= 0, padding >= 0 and length + padding > 0; got length={length}, padding={padding}"
         )
+    if length + padding > _MAX_T:
+        raise ValueError(f"length + padding = {length + padding:,} (length={length}, padding={padding}) is more than "
+                         f"the limit T <= {_MAX_T:,}: a (T, T) mask that large is not meant to be drawn")
+    if not isinstance(causal, (bool, np.bool_)):
+        raise TypeError(f"causal must be True or False; got {causal!r} of type {type(causal).__name__}")
     if side not in ("right", "left"):
         raise ValueError(f"side must be 'right' or 'left'; got {side!r}")
     T = length + padding
@@ -88,17 +105,41 @@ def masked_weights(scores, mask, method, *, softmax=_course_softmax):
 
     Raises
     ------
+    TypeError
+        If scores is not real-valued, or mask is neither boolean nor integer 0s and 1s (a float mask, e.g. an
+        additive 0 / -inf one, is refused: read as bool its -inf would mean "may attend").
     ValueError
-        For an unknown method.
+        For an unknown method, NaN or +inf in scores (-inf is allowed), or a mask that does not broadcast to scores.
     """
-    scores = np.asarray(scores, dtype=float)
-    mask = np.asarray(mask, dtype=bool)
+    if method not in tuple(MASKING_METHODS):
+        raise ValueError(f"method must be one of {list(MASKING_METHODS)}; got {method!r}")
+    scores = np.asarray(as_float_array(scores, "scores", neginf_ok=True), dtype=float)
+    mask = _as_bool_mask(mask, scores.shape)
     if method == "before":
         return softmax(np.where(mask, scores, -np.inf), axis=-1)
     zeroed = softmax(scores, axis=-1) * mask  # (..., T_q, T_k)
     if method == "zero":
         return zeroed
-    if method == "renormalise":
-        sums = zeroed.sum(axis=-1, keepdims=True)  # (..., T_q, 1)
-        return np.divide(zeroed, sums, out=np.zeros_like(zeroed), where=sums > 0)
-    raise ValueError(f"method must be one of {list(MASKING_METHODS)}; got {method!r}")
+    sums = zeroed.sum(axis=-1, keepdims=True)  # (..., T_q, 1)
+    return np.divide(zeroed, sums, out=np.zeros_like(zeroed), where=sums > 0)
+
+
+def _as_bool_mask(mask, scores_shape):
+    """``mask`` as a boolean array that broadcasts to ``scores_shape``, or an error naming mask and both shapes."""
+    try:
+        arr = np.asarray(mask)
+    except (ValueError, TypeError) as err:
+        raise ValueError(f"mask could not be converted to an array ({err})") from None
+    if arr.dtype.kind in "iu" and np.isin(arr, (0, 1)).all():
+        arr = arr.astype(bool)
+    if arr.dtype != np.bool_:
+        hint = (": for an additive mask (0 = may attend, -inf = blocked) pass mask == 0, for 0s and 1s mask.astype(bool)"
+                if arr.dtype.kind == "f" else "")
+        raise TypeError(f"mask must be boolean (True = may attend); got dtype {arr.dtype}, shape {arr.shape}{hint}")
+    try:
+        fits = np.broadcast_shapes(arr.shape, scores_shape) == tuple(scores_shape)
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ValueError(f"mask shape {arr.shape} does not broadcast to the scores shape {tuple(scores_shape)}")
+    return arr
