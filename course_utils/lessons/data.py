@@ -62,6 +62,31 @@ __all__ = [
     "ONLINE_SCORES",
 ]
 
+# Limits far beyond the notebooks' sizes (tickets of 2-6 tokens, d_model 4 or 8, 3 or 4 projections): past them
+# a call would take minutes or swap, so it is refused with a message naming the argument and the limit.
+_MAX_LENGTH = 10_000
+_MAX_D_MODEL = 4096
+_MAX_COUNT = 64
+_MAX_PROJECTION_NUMBERS = 2**26  # count * d_model**2: 512 MiB of float64
+
+
+def _check_tokens(tokens, name="tokens"):
+    """``tokens`` as a list of str, or a TypeError naming ``name``: a string (its letters are no tokens), something
+    that is not a sequence, or an entry that is not a str (a batch of tickets passed as one ticket)."""
+    if isinstance(tokens, str):
+        raise TypeError(f"{name} must be a sequence of tokens, not the string {tokens!r}; "
+                        f"e.g. ({tokens!r},) or {tokens.split()!r}")
+    try:
+        tokens = list(tokens)
+    except TypeError:
+        raise TypeError(f"{name} must be a sequence of str tokens, e.g. TICKET; got {tokens!r} of type "
+                        f"{type(tokens).__name__}") from None
+    for t, token in enumerate(tokens):
+        if not isinstance(token, str):
+            raise TypeError(f"{name} must be a sequence of str tokens; {name}[{t}] is {token!r} of type "
+                            f"{type(token).__name__} (for several tickets use padded_batch)")
+    return tokens
+
 
 # =========================================================================== notebook 01
 #: Scores of one query against three keys, already scaled. Shape (3,).
@@ -123,7 +148,10 @@ def embed(tokens):
     ------
     KeyError
         If a token has no embedding (the message lists the known tokens).
+    TypeError
+        If tokens is a string or not a sequence of str.
     """
+    tokens = _check_tokens(tokens)
     unknown = [t for t in tokens if t not in EMBEDDINGS]
     if unknown:
         raise KeyError(f"no embedding for {unknown}; known tokens: {sorted(EMBEDDINGS)}")
@@ -142,7 +170,7 @@ def padded_batch(tickets=TICKETS, pad_vector=None, length=None):
         What to put at padded positions (default zeros). A padding mask must make the result
         independent of it, which notebook 03 demonstrates by changing it.
     length : int, optional
-        The padded length T (default: the longest ticket).
+        The padded length T (default: the longest ticket), at most 10,000.
 
     Returns
     -------
@@ -152,16 +180,41 @@ def padded_batch(tickets=TICKETS, pad_vector=None, length=None):
         The real length of each ticket (use with ``course_utils.padding_mask(lengths, T)``).
     tokens : list of lists of str, each of length T
         The tokens, with "<pad>" at padded positions (labels for plots).
+
+    Raises
+    ------
+    TypeError
+        If tickets is not a sequence of tickets (a single ticket, a string, None), length not an int, or
+        pad_vector not real-valued.
+    ValueError
+        If there is no ticket, length is not positive, over 10,000 or shorter than the longest ticket, or
+        pad_vector does not have shape (d_model,) or holds NaN/inf.
+    KeyError
+        If a token has no embedding.
     """
     return _pad(tickets, embed, len(FEATURES), pad_vector, length)
 
 
 def _pad(tickets, embed_tokens, d_model, pad_vector, length):
     """(x, lengths, tokens) of ``tickets`` embedded by ``embed_tokens`` and padded at the end."""
+    if isinstance(tickets, str):
+        raise TypeError(f"tickets must be a sequence of tickets (each a sequence of str tokens), not the string "
+                        f"{tickets!r}; e.g. [{tuple(tickets.split())!r}]")
+    try:
+        tickets = list(tickets)
+    except TypeError:
+        raise TypeError(f"tickets must be a sequence of tickets (each a sequence of str tokens), e.g. TICKETS; "
+                        f"got {tickets!r} of type {type(tickets).__name__}") from None
     if len(tickets) == 0:
         raise ValueError("tickets is empty; pass at least one ticket")
+    if all(isinstance(t, str) for t in tickets):
+        raise TypeError(f"tickets must be a sequence of tickets, each a sequence of str tokens; got one ticket "
+                        f"{tuple(tickets)!r}: pass [ticket]")
+    for b, ticket in enumerate(tickets):
+        _check_tokens(ticket, f"tickets[{b}]")
     lengths = np.array([len(t) for t in tickets], dtype=int)  # (B,)
-    T = int(lengths.max()) if length is None else check_positive_int(length, "length")
+    T = int(lengths.max()) if length is None else check_positive_int(
+        length, "length", at_most=_MAX_LENGTH, why=" (the toy tickets have 2-6 tokens)")
     if (lengths > T).any():
         raise ValueError(f"length={T} is shorter than the longest ticket ({lengths.max()} tokens)")
     pad = np.zeros(d_model) if pad_vector is None else as_float_array(pad_vector, "pad_vector")
@@ -236,7 +289,7 @@ def wide_embeddings(d_model=D_MODEL, seed=0):
     Parameters
     ----------
     d_model : int, default 8
-        Width of each embedding.
+        Width of each embedding, at most 4096.
     seed : int, default 0
 
     Returns
@@ -249,9 +302,9 @@ def wide_embeddings(d_model=D_MODEL, seed=0):
     Raises
     ------
     TypeError, ValueError
-        If d_model is not a positive int or seed not a non-negative int.
+        If d_model is not a positive int (at most 4096) or seed not a non-negative int.
     """
-    d_model = check_positive_int(d_model, "d_model")
+    d_model = check_positive_int(d_model, "d_model", at_most=_MAX_D_MODEL)
     seed = check_seed(seed)
     table = np.random.default_rng(seed).normal(size=(len(VOCABULARY), d_model))  # (V, d_model)
     return {token: row.copy() for token, row in zip(VOCABULARY, table)}
@@ -276,10 +329,12 @@ def embed_wide(tokens, d_model=D_MODEL, seed=0):
     ------
     KeyError
         If a token is not in the vocabulary (the message lists the known tokens).
+    TypeError
+        If tokens is a string or not a sequence of str.
+    TypeError, ValueError
+        As ``wide_embeddings`` for d_model and seed.
     """
-    if isinstance(tokens, str):
-        raise TypeError(f"tokens must be a sequence of tokens, not the string {tokens!r}; "
-                        f"e.g. ({tokens!r},) or {tokens.split()!r}")
+    tokens = _check_tokens(tokens)
     table = wide_embeddings(d_model, seed)
     unknown = [t for t in tokens if t not in table]
     if unknown:
@@ -314,10 +369,10 @@ def padded_batch_wide(tickets=TICKETS, pad_vector=None, length=None, d_model=D_M
 
     Raises
     ------
-    ValueError
-        If there is no ticket, length is shorter than the longest ticket, or pad_vector does
-        not have shape (d_model,).
+    TypeError, ValueError, KeyError
+        As ``padded_batch``, and as ``wide_embeddings`` for d_model and seed.
     """
+    d_model = check_positive_int(d_model, "d_model", at_most=_MAX_D_MODEL)
     return _pad(tickets, lambda ticket: embed_wide(ticket, d_model, seed), d_model, pad_vector, length)
 
 
@@ -332,8 +387,9 @@ def stand_in_projections(count, d_model, seed=0, scale=1.0):
     Parameters
     ----------
     count : int
-        How many matrices (3: W_Q, W_K, W_V; 4: and W_O).
+        How many matrices (3: W_Q, W_K, W_V; 4: and W_O), at most 64.
     d_model : int
+        At most 4096, and ``count * d_model**2`` at most 2**26 (512 MiB).
     seed : int, default 0
     scale : float, default 1.0
         Standard deviation of the entries.
@@ -347,11 +403,14 @@ def stand_in_projections(count, d_model, seed=0, scale=1.0):
     Raises
     ------
     TypeError, ValueError
-        If count or d_model is not a positive int, seed not a non-negative int, or scale not a
-        finite non-negative number.
+        If count or d_model is not a positive int (or over its limit), seed not a non-negative int, or
+        scale not a finite non-negative number.
     """
-    count = check_positive_int(count, "count")
-    d_model = check_positive_int(d_model, "d_model")
+    count = check_positive_int(count, "count", at_most=_MAX_COUNT)
+    d_model = check_positive_int(d_model, "d_model", at_most=_MAX_D_MODEL)
+    if count * d_model**2 > _MAX_PROJECTION_NUMBERS:
+        raise ValueError(f"count * d_model**2 = {count * d_model**2:,} numbers (count={count}, d_model={d_model}) is "
+                         f"more than the limit {_MAX_PROJECTION_NUMBERS:,} (512 MiB)")
     seed = check_seed(seed)
     real = not isinstance(scale, (bool, np.bool_)) and isinstance(scale, numbers.Real)
     if not real or not np.isfinite(scale) or scale < 0:
@@ -379,6 +438,11 @@ def random_projections(d_model=D_MODEL, seed=0, scale=PROJECTION_SCALE):
     ndarray, shape (4, d_model, d_model)
         W_Q, W_K, W_V, W_O stacked: ``W_Q, W_K, W_V, W_O = random_projections()``. Multiply on
         the right (``Q = X @ W_Q``); the same matrices serve any number of heads dividing d_model.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As ``stand_in_projections``.
     """
     return stand_in_projections(4, d_model, seed, scale)
 
