@@ -47,7 +47,9 @@ def head_columns(head, num_heads, d_model):
     Raises
     ------
     ValueError
-        If num_heads does not divide d_model or head is out of range.
+        If num_heads does not divide d_model, head is out of range, or d_model / num_heads is not positive.
+    TypeError
+        If head, num_heads or d_model is not an int.
     """
     d_model = check_positive_int(d_model, "d_model")
     num_heads = check_positive_int(num_heads, "num_heads")
@@ -85,8 +87,10 @@ def permute_heads(w_q, w_k, w_v, w_o, num_heads, order):
     Raises
     ------
     ValueError
-        If a matrix is not square of one common size, num_heads does not divide d_model, or
-        order is not a permutation of range(num_heads).
+        If a matrix is not square of one common size or holds NaN/inf, num_heads does not divide d_model,
+        or order is not a sequence of ints (a string, floats, bools) that is a permutation of range(num_heads).
+    TypeError
+        If num_heads is not an int or a matrix is not real-valued.
     """
     mats = [as_float_array(w, name) for w, name in zip((w_q, w_k, w_v, w_o), ("w_q", "w_k", "w_v", "w_o"))]
     d_model = mats[0].shape[0] if mats[0].ndim == 2 else -1
@@ -99,9 +103,13 @@ def permute_heads(w_q, w_k, w_v, w_o, num_heads, order):
     if d_model % num_heads:
         raise ValueError(f"d_model={d_model} is not divisible by num_heads={num_heads}")
     try:
-        order_list = [int(i) for i in order]
-    except (TypeError, ValueError):
-        raise ValueError(f"order must be a sequence of ints; got {order!r}") from None
+        items = [] if isinstance(order, str) else list(order)
+    except TypeError:
+        items = []
+    if not items or any(isinstance(i, (bool, np.bool_)) or not isinstance(i, numbers.Integral) for i in items):
+        # a string ("10") or floats (0.5) were read as ints before: int("1"), int(0.5)
+        raise ValueError(f"order must be a sequence of ints; got {order!r}")
+    order_list = [int(i) for i in items]
     if sorted(order_list) != list(range(num_heads)):
         raise ValueError(f"order must be a permutation of range({num_heads}); got {order_list}")
     d_head = d_model // num_heads
@@ -129,7 +137,9 @@ def pattern_scores(weights):
     Raises
     ------
     ValueError
-        If weights has fewer than 2 dims or is not square in its last two.
+        If weights has fewer than 2 dims, is not square in its last two, or holds NaN/inf.
+    TypeError
+        If weights is not real-valued.
     """
     w = as_float_array(weights, "weights")
     check_min_ndim(w, "weights", 2, "(..., T, T)")
