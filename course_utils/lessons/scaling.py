@@ -37,15 +37,36 @@ DEFAULT_MAX_D_K = 1024
 # At most this many numbers are drawn at once (keeps memory small for large d_k).
 _CHUNK_ELEMENTS = 1 << 20
 
+# Limits far beyond the notebooks' sizes (d_k up to 1024, 10,000 pairs, 2,000 rows of 8 keys): past them a call
+# would run for minutes or swap, so it is refused with a message naming the argument and the limit.
+_MAX_D_K = 65_536
+_MAX_COUNT = 10_000_000  # n_pairs, n_rows
+_MAX_KEYS = 10_000  # num_keys
+_MAX_DRAWN = 2**30  # random numbers drawn by one call: about 10 s
+_MAX_KEPT = 2**24  # numbers kept at once (n_rows * num_keys scores, query_and_keys' vectors)
+
 
 def _d_k_list(d_k_values):
     """The d_k values as a list of positive ints, or an error naming the bad one."""
     if isinstance(d_k_values, numbers.Integral):
         d_k_values = [d_k_values]
-    values = list(d_k_values)
+    if isinstance(d_k_values, str):
+        raise TypeError(f"d_k_values must be an int or a sequence of ints, not the string {d_k_values!r}")
+    try:
+        values = list(d_k_values)
+    except TypeError:
+        raise TypeError(f"d_k_values must be an int or a sequence of ints, e.g. [4, 16, 64]; got {d_k_values!r} "
+                        f"of type {type(d_k_values).__name__}") from None
     if not values:
         raise ValueError("d_k_values is empty; give at least one key width, e.g. [4, 16, 64]")
-    return [check_positive_int(int(d) if isinstance(d, np.integer) else d, "d_k") for d in values]
+    return [check_positive_int(int(d) if isinstance(d, np.integer) else d, "d_k", at_most=_MAX_D_K) for d in values]
+
+
+def _check_drawn(total, what):
+    """Refuse a call that would draw more than _MAX_DRAWN random numbers; ``what`` names the arguments."""
+    if total > _MAX_DRAWN:
+        raise ValueError(f"{what} would draw {total:,} random numbers, more than the limit {_MAX_DRAWN:,} "
+                         f"(about 10 s); use fewer or narrower")
 
 
 def _chunks(total, width):
@@ -68,10 +89,10 @@ def dot_product_std(d_k_values, n_pairs=10_000, seed=0):
     Parameters
     ----------
     d_k_values : int or sequence of int, length n
-        Key widths (positive).
+        Key widths (positive, at most 65,536).
     n_pairs : int, default 10_000
         Pairs drawn per d_k. The relative error of the estimate is about 1 / sqrt(2 n_pairs)
-        (0.7% for the default).
+        (0.7% for the default). At most 10,000,000, and ``2 * n_pairs * sum(d_k_values)`` at most 2**30.
     seed : int, default 0
         Each d_k draws from ``np.random.default_rng([seed, d_k])``, so a d_k's result does not
         depend on the other values in the list.
@@ -84,9 +105,9 @@ def dot_product_std(d_k_values, n_pairs=10_000, seed=0):
     Raises
     ------
     ValueError
-        If a d_k or n_pairs is not positive, d_k_values is empty, or seed is negative.
+        If a d_k or n_pairs is not positive or over its limit, d_k_values is empty, or seed is negative.
     TypeError
-        If a d_k, n_pairs or seed is not an int.
+        If a d_k, n_pairs or seed is not an int, or d_k_values is not an int or a sequence.
 
     Examples
     --------
@@ -94,8 +115,9 @@ def dot_product_std(d_k_values, n_pairs=10_000, seed=0):
     array([0.98, 9.86])
     """
     d_ks = _d_k_list(d_k_values)
-    n_pairs = check_positive_int(n_pairs, "n_pairs")
+    n_pairs = check_positive_int(n_pairs, "n_pairs", at_most=_MAX_COUNT)
     seed = check_seed(seed)
+    _check_drawn(2 * n_pairs * sum(d_ks), f"n_pairs={n_pairs:,} with d_k_values {d_ks}")
     stds = []
     for d_k in d_ks:
         rng = np.random.default_rng([seed, d_k])
@@ -120,7 +142,7 @@ def entropy(weights, axis=-1):
     weights : array_like, shape (..., T)
         Non-negative weights, each row summing to one (e.g. a softmax output).
     axis : int, default -1
-        The key axis.
+        The key axis, -weights.ndim <= axis < weights.ndim.
 
     Returns
     -------
@@ -130,7 +152,9 @@ def entropy(weights, axis=-1):
     Raises
     ------
     ValueError
-        If weights holds NaN, inf or negative entries.
+        If weights holds NaN, inf or negative entries, or axis is out of range for its shape.
+    TypeError
+        If weights is not real-valued or axis not an int.
 
     Examples
     --------
@@ -140,6 +164,10 @@ def entropy(weights, axis=-1):
     0.0
     """
     w = as_float_array(weights, "weights")
+    if isinstance(axis, (bool, np.bool_)) or not isinstance(axis, numbers.Integral):
+        raise TypeError(f"axis must be an int; got {axis!r} of type {type(axis).__name__}")
+    if not -w.ndim <= axis < w.ndim:
+        raise ValueError(f"axis={axis} is out of range for weights of shape {w.shape} ({w.ndim}-D)")
     if (w < 0).any():
         where = tuple(int(i) for i in np.unravel_index(int(np.argmax(w < 0)), w.shape))
         raise ValueError(f"weights must be non-negative; weights{list(where)} = {w[where]} (shape {w.shape})")
@@ -160,9 +188,10 @@ def query_and_keys(d_k, num_keys=8, seed=0, max_d_k=DEFAULT_MAX_D_K):
     d_k : int
         Key width, 1 <= d_k <= max_d_k.
     num_keys : int, default 8
-        T, the number of keys.
+        T, the number of keys, at most 10,000.
     seed : int, default 0
     max_d_k : int, default 1024
+        At most 65,536, and ``(num_keys + 1) * max_d_k`` at most 2**24.
 
     Returns
     -------
@@ -172,13 +201,18 @@ def query_and_keys(d_k, num_keys=8, seed=0, max_d_k=DEFAULT_MAX_D_K):
     Raises
     ------
     ValueError
-        If d_k is not in [1, max_d_k] or num_keys is not positive.
+        If d_k is not in [1, max_d_k], num_keys is not positive, or num_keys or max_d_k is over its limit.
+    TypeError
+        If d_k, num_keys, max_d_k or seed is not an int.
     """
     d_k = check_positive_int(d_k, "d_k")
-    num_keys = check_positive_int(num_keys, "num_keys")
-    max_d_k = check_positive_int(max_d_k, "max_d_k")
+    num_keys = check_positive_int(num_keys, "num_keys", at_most=_MAX_KEYS)
+    max_d_k = check_positive_int(max_d_k, "max_d_k", at_most=_MAX_D_K)
     if d_k > max_d_k:
         raise ValueError(f"d_k={d_k} is larger than max_d_k={max_d_k}")
+    if (num_keys + 1) * max_d_k > _MAX_KEPT:
+        raise ValueError(f"(num_keys + 1) * max_d_k = {(num_keys + 1) * max_d_k:,} numbers (num_keys={num_keys}, "
+                         f"max_d_k={max_d_k}) is more than the limit {_MAX_KEPT:,}")
     rng = np.random.default_rng(check_seed(seed))
     q_full = rng.standard_normal(max_d_k)  # (max_d_k,)
     k_full = rng.standard_normal((num_keys, max_d_k))  # (T, max_d_k)
@@ -207,8 +241,12 @@ def row_weights(q, k, scaled=True):
     Raises
     ------
     ValueError
-        If q is not 1-D, k is not 2-D, or their d_k differ.
+        If q is not 1-D, k is not 2-D, their d_k differ, or an entry is NaN/inf.
+    TypeError
+        If q or k is not real-valued, or scaled not a bool.
     """
+    if not isinstance(scaled, (bool, np.bool_)):
+        raise TypeError(f"scaled must be True or False; got {scaled!r} of type {type(scaled).__name__}")
     q = as_float_array(q, "q")
     k = as_float_array(k, "k")
     check_ndim(q, "q", 1, "(d_k,): one query")
@@ -232,8 +270,10 @@ def saturation_stats(d_k_values, num_keys=8, n_rows=2_000, seed=0):
     ----------
     d_k_values : int or sequence of int, length n
     num_keys : int, default 8
-        T, keys per row. A row spread evenly has entropy ln T.
+        T, keys per row. A row spread evenly has entropy ln T. At most 10,000.
     n_rows : int, default 2000
+        At most 10,000,000, ``n_rows * num_keys`` at most 2**24, and
+        ``n_rows * (num_keys + 1) * sum(d_k_values)`` at most 2**30.
     seed : int, default 0
         Each d_k draws from ``np.random.default_rng([seed, d_k])``.
 
@@ -247,14 +287,19 @@ def saturation_stats(d_k_values, num_keys=8, n_rows=2_000, seed=0):
     Raises
     ------
     ValueError
-        If a d_k, num_keys or n_rows is not positive, d_k_values is empty, or seed is negative.
+        If a d_k, num_keys or n_rows is not positive or over its limit, d_k_values is empty, or seed is negative.
     TypeError
-        If one of them is not an int.
+        If one of them is not an int, or d_k_values is not an int or a sequence.
     """
     d_ks = _d_k_list(d_k_values)
-    num_keys = check_positive_int(num_keys, "num_keys")
-    n_rows = check_positive_int(n_rows, "n_rows")
+    num_keys = check_positive_int(num_keys, "num_keys", at_most=_MAX_KEYS)
+    n_rows = check_positive_int(n_rows, "n_rows", at_most=_MAX_COUNT)
     seed = check_seed(seed)
+    if n_rows * num_keys > _MAX_KEPT:
+        raise ValueError(f"n_rows * num_keys = {n_rows * num_keys:,} scores (n_rows={n_rows:,}, num_keys={num_keys}) "
+                         f"is more than the limit {_MAX_KEPT:,}")
+    _check_drawn(n_rows * (num_keys + 1) * sum(d_ks), f"n_rows={n_rows:,} rows of num_keys={num_keys} keys with "
+                 f"d_k_values {d_ks}")
     names = ("max_weight_unscaled", "max_weight_scaled", "entropy_unscaled", "entropy_scaled",
              "score_std_unscaled", "score_std_scaled")
     out = {name: [] for name in names}
