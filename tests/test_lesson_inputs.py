@@ -146,6 +146,7 @@ CASES = {
     "time_call repeats=2.5": (lambda: measure.time_call(nothing, repeats=2.5), ["repeats"]),
     "time_call repeats=10**9": (lambda: measure.time_call(nothing, repeats=10**9), ["repeats"]),
     "time_call fn=None": (lambda: measure.time_call(None), ["fn"]),
+    "time_call warmup a string": (lambda: measure.time_call(nothing, warmup="no"), ["warmup"]),
     "peak_bytes fn=3": (lambda: measure.peak_bytes(3), ["fn"]),
     # ------------------------------------------------------------ online_softmax.py
     "online_states block_size=2.5": (lambda: online_softmax.online_states(data.ONLINE_SCORES, 2.5), ["block_size"]),
@@ -198,6 +199,7 @@ CASES = {
     "forward query_pos=-1": (lambda: tr.forward(P0, TOKENS, np.full(4, -1)), ["query_pos"]),
     "forward query_pos=T": (lambda: tr.forward(P0, TOKENS, np.full(4, 6)), ["query_pos"]),
     "forward params empty": (lambda: tr.forward({}, TOKENS, POS), ["params"]),
+    "forward uniform a string": (lambda: tr.forward(P0, TOKENS, POS, uniform="no"), ["uniform"]),
     "forward tokens 1-D": (lambda: tr.forward(P0, TOKENS[0], POS), ["tokens", "(6,)"]),
     "loss_and_grads label 3": (lambda: tr.loss_and_grads(P0, TOKENS, POS, np.full(4, 3)), ["labels"]),
     "loss_and_grads labels shape": (lambda: tr.loss_and_grads(P0, TOKENS, POS, LABELS[:2]), ["labels", "(2,)"]),

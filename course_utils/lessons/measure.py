@@ -6,6 +6,8 @@ import statistics
 import time
 import tracemalloc
 
+import numpy as np
+
 from course_utils._validate import check_positive_int
 
 __all__ = ["time_call", "peak_bytes"]
@@ -40,12 +42,14 @@ def time_call(fn, repeats=5, *, warmup=True):
     Raises
     ------
     TypeError
-        If fn is not callable or repeats is not an int.
+        If fn is not callable, repeats is not an int or warmup not a bool.
     ValueError
         If repeats is not in [1, 10,000].
     """
     _check_fn(fn)
     repeats = check_positive_int(repeats, "repeats", at_most=_MAX_REPEATS)
+    if not isinstance(warmup, (bool, np.bool_)):
+        raise TypeError(f"warmup must be True or False; got {warmup!r} of type {type(warmup).__name__}")
     if warmup:
         fn()
     times = []

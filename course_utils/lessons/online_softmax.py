@@ -24,6 +24,13 @@ def online_states(scores, block_size):
     -------
     list of (m, l) float pairs, length ceil(T / block_size) + 1
         Entry i: after i blocks (entry 0: m = -inf, l = 0, nothing seen yet).
+
+    Raises
+    ------
+    ValueError
+        If scores is not 1-D or holds NaN/+inf (-inf is allowed: a masked key), or block_size is not positive.
+    TypeError
+        If scores is not real-valued or block_size not an int.
     """
     scores = as_float_array(scores, "scores", neginf_ok=True)  # (T,)
     check_ndim(scores, "scores", 1, "(T,): one query's score for each key")

@@ -205,7 +205,9 @@ def _check_params(params):
                          f"P (T, d_model), W_Q, W_K, W_V (d_model, d_k), W_out (d_k, len(ITEMS)), b_out (len(ITEMS),)")
 
 
-def _check_batch(params, tokens, query_pos):
+def _check_batch(params, tokens, query_pos, uniform=False):
+    if not isinstance(uniform, (bool, np.bool_)):
+        raise TypeError(f"uniform must be True or False; got {uniform!r} of type {type(uniform).__name__}")
     _check_params(params)
     tokens, query_pos = np.asarray(tokens), np.asarray(query_pos)
     if tokens.ndim != 2 or query_pos.shape != tokens.shape[:1]:
@@ -246,12 +248,12 @@ def forward(params, tokens, query_pos, uniform=False):
     Raises
     ------
     TypeError
-        If params is not a dict, or tokens or query_pos does not hold ints.
+        If params is not a dict, tokens or query_pos does not hold ints, or uniform is not a bool.
     ValueError
         If params lacks an entry or its shapes do not fit, tokens is not (B, T) with T = P's rows and ids in
         [0, len(VOCAB)), or query_pos is not (B,) with positions in [0, T).
     """
-    tokens, query_pos = _check_batch(params, tokens, query_pos)
+    tokens, query_pos = _check_batch(params, tokens, query_pos, uniform)
     B, T = tokens.shape
     rows = np.arange(B)
     x = params["E"][tokens] + params["P"][None, :, :]       # (B, T, d)
