@@ -62,11 +62,11 @@ def _d_k_list(d_k_values):
     return [check_positive_int(int(d) if isinstance(d, np.integer) else d, "d_k", at_most=_MAX_D_K) for d in values]
 
 
-def _check_drawn(total, what):
+def _check_drawn(total, what, count_name):
     """Refuse a call that would draw more than _MAX_DRAWN random numbers; ``what`` names the arguments."""
     if total > _MAX_DRAWN:
         raise ValueError(f"{what} would draw {total:,} random numbers, more than the limit {_MAX_DRAWN:,} "
-                         f"(about 10 s); use fewer or narrower")
+                         f"(about 10 s); lower {count_name} or the d_k values")
 
 
 def _chunks(total, width):
@@ -117,7 +117,7 @@ def dot_product_std(d_k_values, n_pairs=10_000, seed=0):
     d_ks = _d_k_list(d_k_values)
     n_pairs = check_positive_int(n_pairs, "n_pairs", at_most=_MAX_COUNT)
     seed = check_seed(seed)
-    _check_drawn(2 * n_pairs * sum(d_ks), f"n_pairs={n_pairs:,} with d_k_values {d_ks}")
+    _check_drawn(2 * n_pairs * sum(d_ks), f"n_pairs={n_pairs:,} with d_k_values {d_ks}", "n_pairs")
     stds = []
     for d_k in d_ks:
         rng = np.random.default_rng([seed, d_k])
@@ -299,7 +299,7 @@ def saturation_stats(d_k_values, num_keys=8, n_rows=2_000, seed=0):
         raise ValueError(f"n_rows * num_keys = {n_rows * num_keys:,} scores (n_rows={n_rows:,}, num_keys={num_keys}) "
                          f"is more than the limit {_MAX_KEPT:,}")
     _check_drawn(n_rows * (num_keys + 1) * sum(d_ks), f"n_rows={n_rows:,} rows of num_keys={num_keys} keys with "
-                 f"d_k_values {d_ks}")
+                 f"d_k_values {d_ks}", "n_rows")
     names = ("max_weight_unscaled", "max_weight_scaled", "entropy_unscaled", "entropy_scaled",
              "score_std_unscaled", "score_std_scaled")
     out = {name: [] for name in names}
