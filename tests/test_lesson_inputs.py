@@ -104,6 +104,7 @@ CASES = {
     "stand_in_projections d_model=0": (lambda: data.stand_in_projections(3, 0), ["d_model"]),
     "stand_in_projections scale=NaN": (lambda: data.stand_in_projections(3, 4, scale=NAN), ["scale"]),
     "stand_in_projections count=10**9": (lambda: data.stand_in_projections(10**9, 8), ["count"]),
+    "stand_in_projections count*d_model**2": (lambda: data.stand_in_projections(64, 2048), ["count", "d_model"]),
     "stand_in_projections d_model=10**6": (lambda: data.stand_in_projections(3, 10**6), ["d_model"]),
     "random_projections d_model=True": (lambda: data.random_projections(d_model=True), ["d_model"]),
     "random_projections seed=2.5": (lambda: data.random_projections(seed=2.5), ["seed"]),
@@ -158,6 +159,7 @@ CASES = {
     "dot_product_std None": (lambda: scaling.dot_product_std(None), ["d_k_values"]),
     "dot_product_std n_pairs=0": (lambda: scaling.dot_product_std([4], n_pairs=0), ["n_pairs"]),
     "dot_product_std n_pairs=10**9": (lambda: scaling.dot_product_std([4], n_pairs=10**9), ["n_pairs"]),
+    "dot_product_std 6e9 numbers": (lambda: scaling.dot_product_std([1024, 2048], n_pairs=10**6), ["n_pairs"]),
     "dot_product_std d_k=10**9": (lambda: scaling.dot_product_std([10**9], n_pairs=10), ["d_k"]),
     "dot_product_std seed=-1": (lambda: scaling.dot_product_std([4], seed=-1), ["seed"]),
     "entropy NaN": (lambda: scaling.entropy([0.5, NAN]), ["weights"]),
@@ -175,6 +177,7 @@ CASES = {
     "saturation_stats n_rows=2.5": (lambda: scaling.saturation_stats([4], n_rows=2.5), ["n_rows"]),
     "saturation_stats n_rows=10**9": (lambda: scaling.saturation_stats([4], n_rows=10**9), ["n_rows"]),
     "saturation_stats num_keys=10**9": (lambda: scaling.saturation_stats([4], num_keys=10**9), ["num_keys"]),
+    "saturation_stats 9e9 numbers": (lambda: scaling.saturation_stats([1024], n_rows=10**6), ["n_rows"]),
     "saturation_stats empty": (lambda: scaling.saturation_stats([]), ["d_k_values"]),
     # ------------------------------------------------------------ training.py
     "make_tickets n=2.5": (lambda: tr.make_tickets(2.5), ["n"]),
@@ -184,6 +187,7 @@ CASES = {
     "make_tickets length=3.5": (lambda: tr.make_tickets(10, length=3.5), ["length"]),
     "make_tickets length=2": (lambda: tr.make_tickets(10, length=2), ["length"]),
     "make_tickets n=10**9": (lambda: tr.make_tickets(10**9), ["n"]),
+    "make_tickets n*length=10**8": (lambda: tr.make_tickets(10**6, length=100), ["n", "length"]),
     "make_tickets seed=-1": (lambda: tr.make_tickets(10, seed=-1), ["seed"]),
     "ticket_words id 99": (lambda: tr.ticket_words([0, 99]), ["tokens"]),
     "ticket_words float ids": (lambda: tr.ticket_words([0.5, 1.0]), ["tokens"]),
@@ -213,6 +217,8 @@ CASES = {
     "train steps=-3": (lambda: tr.train(P0, TOKENS, POS, LABELS, steps=-3), ["steps"]),
     "train steps=2.5": (lambda: tr.train(P0, TOKENS, POS, LABELS, steps=2.5), ["steps"]),
     "train steps=10**9": (lambda: tr.train(P0, TOKENS, POS, LABELS, steps=10**9), ["steps"]),
+    "train 1,000 steps on 100,000 tickets": (lambda: tr.train(P0, MANY_TOKENS, MANY_POS, MANY_LABELS, steps=1000),
+                                             ["steps"]),
     "train lr=-0.1": (lambda: tr.train(P0, TOKENS, POS, LABELS, steps=2, lr=-0.1), ["lr"]),
     "train lr=NaN": (lambda: tr.train(P0, TOKENS, POS, LABELS, steps=2, lr=NAN), ["lr"]),
     "train snapshot_every=0": (lambda: tr.train(P0, TOKENS, POS, LABELS, steps=2, probe=(TOKENS, POS), snapshot_every=0),
@@ -232,3 +238,21 @@ def test_bad_input_is_refused_naming_the_argument(case):
         call()
     message = str(info.value)
     assert names(message, *needles), f"{case}: the message names none of {needles}: {message!r}"
+
+
+def test_valid_edge_inputs_are_still_taken():
+    """The checks refuse nonsense only: these small or unusual but meaningful inputs still work as before."""
+    scores = np.arange(6.0).reshape(2, 3)
+    assert np.array_equal(masking.masked_weights(scores, np.array([[1, 1, 0], [1, 1, 1]]), "zero"),
+                          masking.masked_weights(scores, np.array([[True, True, False], [True] * 3]), "zero"))
+    assert masking.masked_weights(np.float32(scores), np.ones(3, bool), "before").dtype == np.float64
+    mask, real = masking.mask_layout(np.int64(2), 0, np.bool_(True))
+    assert mask.shape == (2, 2) and real.all()
+    assert measure.time_call(nothing, repeats=1, warmup=False)[0] >= 0.0
+    run = tr.train(P0, TOKENS, POS, LABELS, steps=0)  # no step: the loss before training
+    assert run.losses.shape == (1,)
+    assert tr.ticket_words([]) == () and tr.ticket_words(np.array([[0, 3]])) == ("charger", "missing")
+    assert heads.permute_heads(W8, W8, W8, W8, 2, np.array([1, 0]))[0].shape == (8, 8)
+    assert data.padded_batch([[], ["my"]])[1].tolist() == [0, 1]
+    assert scaling.entropy([[0.5, 0.5]], axis=np.int64(0)).shape == (2,)
+    assert scaling.row_weights(np.ones(4), np.ones((3, 4)), scaled=np.bool_(False))[0].shape == (3,)
