@@ -330,8 +330,8 @@ def embed_wide(tokens, d_model=D_MODEL, seed=0):
     KeyError
         If a token is not in the vocabulary (the message lists the known tokens).
     TypeError
-        If tokens is a string or not a sequence of str.
-    TypeError, ValueError
+        If tokens is a string or not a sequence of str; as ``wide_embeddings`` for d_model and seed.
+    ValueError
         As ``wide_embeddings`` for d_model and seed.
     """
     tokens = _check_tokens(tokens)
