@@ -10,6 +10,7 @@
 """
 from __future__ import annotations
 
+import html
 import json
 import re
 from datetime import datetime, timezone
@@ -136,6 +137,32 @@ def test_the_pointer_rule_catches_a_wrong_section():
         _section_of(nb, "nb03-no-such-cell")
 
 
+def _checker_mistake_names():
+    return {mistake.name for checker in CHECKERS.values() for mistake in checker.mistakes}
+
+
+def test_feedback_never_quotes_a_checker_message_the_learner_may_not_have_seen():
+    """Notebook 08's feedback stands alone: a checker's mistake name (\"W_O per head\", \"exp only\") is shown only
+    to a learner who made that mistake, so neither the feedback nor the form quotes one; a myth, which every
+    learner read in its notebook's *Myth or fact?*, may be named."""
+    names = _checker_mistake_names()
+    for item, choice in all_choices():
+        assert "checker" not in choice.feedback.lower(), f"{item.key}: {choice.feedback[:60]!r} refers to a checker"
+        quoted = [name for name in names if f'"{name}"' in choice.feedback]
+        assert not quoted, f"{item.key}: the feedback of {choice.text!r} quotes {quoted}"
+    form = ConceptInventory("post")
+    for number, item in enumerate(inv.ITEMS):
+        for choice in item.choices:
+            form.questions[number].value = choice.key
+            shown = form.feedback_html(number)
+            quoted = [name for name in names if f"&ldquo;{html.escape(name)}&rdquo;" in shown]
+            assert not quoted, f"{item.key}: the form quotes {quoted}"
+            if choice.named_in and choice.named_in.startswith("myth "):
+                assert f"&ldquo;{html.escape(inv.plain_name(choice.misconception))}&rdquo;" in shown
+    page = form.questions_html()
+    assert not [name for name in names if f"&ldquo;{html.escape(name)}&rdquo;" in page]
+
+
 # --- choice orders -----------------------------------------------------------------------------------
 
 
@@ -256,7 +283,7 @@ def test_the_post_form_shows_the_feedback_of_the_chosen_answer(tmp_path):
     assert str(inv.ITEMS[0].see) in right_note
     index = inv.ITEMS.index(inv.item_by_key("mask-before"))
     wrong_note = form.feedback[index].value
-    assert "Not this one" in wrong_note and "Zeroing the blocked weights" in wrong_note
+    assert "Not this one" in wrong_note and inv.plain_name(wrong.misconception) in wrong_note
     assert wrong.feedback[:40] in wrong_note and str(wrong.see) in wrong_note
     assert "not answered" in form.feedback[2].value.lower()
     assert f"1 of {len(inv.ITEMS)} right" in form.status.value

@@ -216,19 +216,30 @@ def choice_order(number, attempt, seed=SEED, n_choices=4):
 
     ``order[k]`` is the canonical index of the choice shown in position k: the same for every learner and every
     run, and different for "pre" and "post" (a ValueError for another attempt, or fewer than 2 choices).
+
+    The right choice (canonical index 0) is never at one fixed position: the items are taken in blocks of
+    ``n_choices`` (items 0-3, 4-7, ...), and within a block it sits once at each position, in an order drawn
+    from the seed for each block and attempt. So always answering "A" (or any letter) gets a quarter right.
     """
     _check_attempt(attempt)
     seed = check_seed(seed)
     if n_choices < 2:
         raise ValueError(f"n_choices must be at least 2 for two different orders; got {n_choices}")
-    rng = np.random.default_rng([seed, int(number)])
-    pre = tuple(int(i) for i in rng.permutation(n_choices))       # (n_choices,)
-    if attempt == "pre":
-        return pre
-    post = pre
-    while post == pre:                                              # another order: never the one of "pre"
-        post = tuple(int(i) for i in rng.permutation(n_choices))   # (n_choices,)
-    return post
+    number = int(number)
+    block, place = divmod(number, n_choices)
+    targets = {name: int(np.random.default_rng([seed, block, k]).permutation(n_choices)[place])
+               for k, name in enumerate(ATTEMPTS)}                  # where the right choice goes, per attempt
+    rng = np.random.default_rng([seed, number])
+    orders = {}
+    for name in ATTEMPTS:
+        while True:
+            order = [int(i) for i in rng.permutation(n_choices)]   # (n_choices,)
+            right = order.index(0)
+            order[right], order[targets[name]] = order[targets[name]], order[right]
+            if name == "pre" or tuple(order) != orders["pre"]:      # "post" never repeats the order of "pre"
+                break
+        orders[name] = tuple(order)
+    return orders[attempt]
 
 
 def score(chosen):

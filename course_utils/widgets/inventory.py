@@ -46,6 +46,16 @@ def _esc(text):
     return html.escape(str(text), quote=True)
 
 
+def _named(choice, before):
+    """``before`` + "the myth “...” of notebook NN." for a wrong choice named in a notebook's *Myth or fact?*, which
+    every learner has read; "" for a checker's mistake, whose name only a learner who made it has seen (its
+    feedback says what it is)."""
+    kind, _, where = (choice.named_in or "").partition(" ")
+    if kind != "myth":
+        return ""
+    return f"{before}the myth &ldquo;{_esc(inv.plain_name(choice.misconception))}&rdquo; of notebook {_esc(where)}."
+
+
 class _StaticQuestions:
     """The questions as HTML (a closed <details>) and as plain text: what a page without a kernel shows."""
 
@@ -208,8 +218,8 @@ class ConceptInventory:
         if choice.correct:
             return (f"<div><b>&#10003; Right ({answer_letter}).</b> {_esc(choice.feedback)} "
                     f"<i>See {_esc(item.where(choice))}.</i></div>")
-        return (f"<div><b>&#10007; Not this one ({_LETTERS[self.questions[index].index]}).</b> It is the misconception "
-                f"&ldquo;{_esc(inv.plain_name(choice.misconception))}&rdquo;. {_esc(choice.feedback)} "
+        return (f"<div><b>&#10007; Not this one ({_LETTERS[self.questions[index].index]}).</b>"
+                f"{_named(choice, ' It is ')} {_esc(choice.feedback)} "
                 f"<i>See {_esc(item.where(choice))}.</i><br>"
                 f"The answer is {answer_letter}: {_esc(answer.feedback)}</div>")
 
@@ -248,9 +258,8 @@ class ConceptInventory:
                 part += "<details><summary>Answer and feedback</summary><ul>"
                 for k, i in enumerate(order):
                     choice = item.choices[i]
-                    verdict = ("right" if choice.correct
-                               else f"the misconception &ldquo;{_esc(inv.plain_name(choice.misconception))}&rdquo;")
-                    part += (f"<li>{_LETTERS[k]}: {verdict}. {_esc(choice.feedback)} "
+                    verdict = "right." if choice.correct else f"not right.{_named(choice, ' It is ')}"
+                    part += (f"<li>{_LETTERS[k]}: {verdict} {_esc(choice.feedback)} "
                              f"<i>See {_esc(item.where(choice))}.</i></li>")
                 part += "</ul></details>"
             parts.append(part + "</li>")
