@@ -164,3 +164,99 @@ def test_make_passes_files_as_names_never_as_shell(tmp_path):
     assert "touch: no such file or folder" in done.stdout + done.stderr
     assert "No answer file was read" in done.stderr  # the folder was read as one name (it is empty)
     assert f"{folder}: no such file" not in done.stdout + done.stderr
+
+
+# ---------------------------------------------------------------------------------------------
+# Blanks, the interval the claims refer to, and the item analysis (issue 26)
+# ---------------------------------------------------------------------------------------------
+
+
+def chosen_from(right, blank=()):
+    """Items whose index is in ``right`` answered right, those in ``blank`` left blank, the others with choice 1."""
+    return {item.key: None if k in blank else inv.CORRECT if k in right else item.choices[1].key
+            for k, item in enumerate(inv.ITEMS)}
+
+
+def item_line(out, number):
+    (line,) = [line for line in out.splitlines() if line.startswith(f"{number:2d}. {inv.ITEMS[number - 1].topic}")
+               and "difficulty" not in line]
+    return line
+
+
+def test_a_question_left_blank_is_reported_as_blank(tmp_path, capsys):
+    """The report printed "0 % -> 0 %" for a question no one answered: now "blank", and the blanks are counted."""
+    for name in ("Ada", "Bo", "Cy"):
+        inv.save(inv.make_record(name, "pre", chosen_from({0}, blank={1}), now=MORNING), tmp_path)
+        blank_after = {1} if name == "Ada" else set()
+        inv.save(inv.make_record(name, "post", chosen_from({0, 1}, blank=blank_after),
+                                 now=MORNING + timedelta(hours=3)), tmp_path)
+    assert report_tool.main([str(tmp_path), "--figure", str(tmp_path / "f.png")]) == 0
+    out = capsys.readouterr().out
+    line = item_line(out, 2)
+    assert "blank ->  67 %" in line and "left blank: 3 of 3 before, 1 of 3 after" in line
+    assert "0 %" not in line.split("->")[0]
+    assert "left blank" not in item_line(out, 1) and "100 % -> 100 %" in item_line(out, 1)
+    result = report_tool.make_report(*report_tool.collect([tmp_path]))
+    assert result.blanks[1] == (3, 1) and result.blanks[0] == (0, 0)
+
+
+def test_the_claims_refer_to_the_interval_printed_or_to_none(room, tmp_path, capsys):
+    """The limits said "see the interval" when no interval was printed (one learner with both attempts)."""
+    assert report_tool.main([str(room), "--figure", str(tmp_path / "f.png")]) == 0
+    out = capsys.readouterr().out
+    assert "(95 % bootstrap interval over learners: " in out and "see the 95 % interval above" in out
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    inv.save(inv.make_record("Ada", "pre", answers(3), now=MORNING), alone)
+    inv.save(inv.make_record("Ada", "post", answers(9), now=MORNING + timedelta(hours=3)), alone)
+    assert report_tool.main([str(alone), "--figure", str(tmp_path / "g.png")]) == 0
+    out = capsys.readouterr().out
+    assert "<g> = (<post> - <pre>) / (100 - <pre>) = 0.67" in out
+    assert "interval" not in out.lower()
+
+
+#: Eleven learners before, each right on these items (0-based): distinct total scores 1 to 11, the bottom three
+#: (scores 1-3) the only ones right on the last item. Nine of them after.
+ANALYSED = {f"L{i:02d}": set(range(i)) | {N - 1} if i < 3 else set(range(i + 1)) for i in range(11)}
+
+
+def test_with_ten_or_more_learners_each_item_gets_its_difficulty_and_discrimination(tmp_path, capsys):
+    for name, right in ANALYSED.items():
+        inv.save(inv.make_record(name, "pre", chosen_from(right), now=MORNING), tmp_path)
+    for name, right in list(ANALYSED.items())[:9]:
+        inv.save(inv.make_record(name, "post", chosen_from(right | {N - 2}), now=MORNING + timedelta(hours=3)),
+                 tmp_path)
+    # by hand: 27 % of 11 is 3 learners a group; scores are distinct, so the groups are L00-L02 and L08-L10
+    scores = {name: len(right) for name, right in ANALYSED.items()}
+    assert sorted(scores.values()) == list(range(1, 12))
+    ranked = sorted(ANALYSED, key=scores.get)
+    lower, upper = ranked[:3], ranked[-3:]
+    assert lower == ["L00", "L01", "L02"] and upper == ["L08", "L09", "L10"]
+    expected = []
+    for k in range(N):
+        difficulty = sum(k in right for right in ANALYSED.values()) / 11
+        discrimination = (sum(k in ANALYSED[n] for n in upper) - sum(k in ANALYSED[n] for n in lower)) / 3
+        expected.append((difficulty, discrimination))
+    assert expected[0][1] == pytest.approx(1 / 3) and expected[5][1] == 1 and expected[N - 1][1] == -1
+
+    result = report_tool.make_report(*report_tool.collect([tmp_path]))
+    analysis = result.item_analysis["pre"]
+    assert analysis["group"] == 3 and "post" not in result.item_analysis   # 9 learners after: too few
+    for (difficulty, discrimination), (want_d, want_disc) in zip(analysis["items"], expected):
+        assert difficulty == pytest.approx(want_d) and discrimination == pytest.approx(want_disc)
+
+    assert report_tool.main([str(tmp_path), "--figure", str(tmp_path / "f.png")]) == 0
+    out = capsys.readouterr().out
+    assert "Item analysis before (11 learners)" in out and "top 27 % by total score (3 learners)" in out
+    assert "Item analysis after: not computed (9 learners, fewer than 10)." in out
+    last = [line for line in out.splitlines() if line.startswith(f"{N:2d}. ") and "difficulty" in line]
+    assert last == [f"{N:2d}. {inv.ITEMS[-1].topic:<42s} difficulty {3 / 11:4.2f}   discrimination -1.00   <- low"]
+    sixth = [line for line in out.splitlines() if line.startswith(" 6. ") and "difficulty" in line]
+    assert sixth[0].endswith("discrimination +1.00")
+
+
+def test_with_fewer_than_ten_learners_there_is_no_item_analysis(room, tmp_path, capsys):
+    assert report_tool.main([str(room), "--figure", str(tmp_path / "f.png")]) == 0
+    out = capsys.readouterr().out
+    assert "Item analysis (difficulty, discrimination): not computed; it needs at least 10 learners" in out
+    assert "(5 before, 4 after)" in out and "discrimination +" not in out

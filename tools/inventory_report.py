@@ -6,13 +6,18 @@
 Reads the files that notebooks 00 ("pre") and 08 ("post") wrote (``course_utils.lessons.inventory``; a folder
 stands for the ``*.json`` files in it) and prints:
 
-* per item, the share of learners right before and after, and the most chosen wrong answer each time: the
+* per item, the share of learners right before and after (a question left blank counts as not right and is
+  counted apart: "blank" when every learner left it blank), and the most chosen wrong answer each time: the
   named misconception to address (a myth of the notebooks or a mistake the checkers name);
+* with at least ``ITEM_ANALYSIS_MIN`` learners in an attempt, the standard item analysis of that attempt: each
+  item's difficulty (the share right, 0 to 1) and its discrimination (upper-lower groups: the share right among
+  the top 27 % of learners by total score minus the share among the bottom 27 %);
 * the class's normalised gain ``<g> = (<post> - <pre>) / (100 - <pre>)`` (Hake 1998), from the mean scores of
   the learners with both attempts (matched by nickname, ``nickname_key``); a learner whose "pre" score is 100
   has nothing left to gain and is left out of ``<g>``, and counted; with a 95 % bootstrap interval over learners;
 * the average of the individual gains ``(post_i - pre_i) / (100 - pre_i)`` over the same learners;
-* what a same-day, same-items ``<g>`` can and cannot claim.
+* what a same-day, same-items ``<g>`` can and cannot claim (the interval it refers to is the one printed above;
+  without one, it refers to none).
 
 A learner's first "pre" and first "post" count (a second "post" came after the feedback of the first). Files
 that are not answer files are listed and skipped. One figure (PNG): per item, right before and after.
@@ -32,7 +37,17 @@ import numpy as np
 
 from course_utils.lessons import inventory as inv
 
-__all__ = ["CLAIMS", "Report", "collect", "draw", "main", "make_report", "report_lines"]
+__all__ = ["CLAIMS", "GROUP_SHARE", "ITEM_ANALYSIS_MIN", "Report", "claims", "collect", "draw", "item_analysis", "main",
+           "make_report", "report_lines"]
+
+#: The fewest learners in an attempt for the item analysis (difficulty and discrimination): below that, the top and
+#: bottom groups are one or two learners and the numbers say nothing.
+ITEM_ANALYSIS_MIN = 10
+#: The share of learners in each of the upper and lower groups of the discrimination index (Kelley's 27 %).
+GROUP_SHARE = 0.27
+#: A discrimination below this is commonly read as an item to revise (Ebel's guideline: 0.4 and above very good,
+#: 0.3 good, 0.2 marginal).
+LOW_DISCRIMINATION = 0.2
 
 #: What <g> from this inventory, taken before and after on the same day with the same items, can and cannot say.
 CLAIMS = (
@@ -45,9 +60,16 @@ CLAIMS = (
     "by position, not recognising a question); a comparison with other courses (no control group, and this "
     "inventory is not validated: Hake's 0.23 for lectures and 0.48 for interactive engagement come from the Force "
     "Concept Inventory, a physics test validated on thousands of students); a precise number (with a room of 30, "
-    "one answer is 8 points on one learner's score; see the interval); or the whole room (only the learners who "
+    "one answer is 8 points on one learner's score{interval}); or the whole room (only the learners who "
     "took both attempts under the same nickname count, and those who left before notebook 08 may differ).",
 )
+
+
+def claims(report):
+    """``CLAIMS`` for this report: the second one points to the interval printed above, or, when none was computed,
+    to none."""
+    interval = "; see the 95 % interval above" if report.class_gain_interval is not None else ""
+    return tuple(text.format(interval=interval) for text in CLAIMS)
 
 
 @dataclass
@@ -60,6 +82,7 @@ class Report:
     post: dict                    # nickname key -> the first "post" record
     extra_attempts: int           # attempts beyond a learner's first of each kind (not counted)
     item_rates: list              # per item: (share right before or None, share right after or None), percent
+    blanks: list                  # per item: (learners who left it blank before, after)
     top_wrong: list               # per item: (Counter before, Counter after) of the misconceptions chosen
     matched: list                 # nickname keys with both attempts
     perfect_pre: list             # of those, the ones left out of g (pre score 100)
@@ -69,6 +92,7 @@ class Report:
     class_gain_interval: tuple | None = None
     mean_individual_gain: float | None = None
     individual_gains: dict = field(default_factory=dict)
+    item_analysis: dict = field(default_factory=dict)   # attempt -> item_analysis(...) of its learners (10 or more)
 
 
 def collect(paths):
@@ -115,6 +139,28 @@ def _gain_of_means(pre_scores, post_scores):
     return (float(np.mean(post_scores)) - mean_pre) / (100.0 - mean_pre)
 
 
+def item_analysis(records):
+    """Difficulty and discrimination of each item over ``records`` (one per learner), the standard item analysis.
+
+    Returns
+    -------
+    dict
+        ``group``: the size of the upper and the lower group, ``round(GROUP_SHARE * len(records))`` (at least 1);
+        ``items``: per item of ``ITEMS``, ``(difficulty, discrimination)``: the share right (0 to 1, a blank is not
+        right), and the share right among the ``group`` learners with the highest total scores minus the share
+        among the ``group`` with the lowest. Learners with equal scores are ordered by nickname, so the groups are
+        the same on every run.
+    """
+    ranked = sorted(records, key=lambda r: (r["score"], inv.nickname_key(r["nickname"])))
+    group = max(1, round(GROUP_SHARE * len(ranked)))
+    lower, upper = ranked[:group], ranked[-group:]
+    def share(learners, n):
+        return sum(r["items"][n]["chosen"] == inv.CORRECT for r in learners) / len(learners)
+
+    items = [(share(ranked, n), share(upper, n) - share(lower, n)) for n in range(len(inv.ITEMS))]
+    return {"group": group, "items": items}
+
+
 def make_report(records, skipped=(), *, files=None, seed=0, resamples=2000):
     """Sum up answer records (from ``collect``).
 
@@ -134,21 +180,26 @@ def make_report(records, skipped=(), *, files=None, seed=0, resamples=2000):
     """
     pre, extra_pre = _first_by_learner(records, "pre")
     post, extra_post = _first_by_learner(records, "post")
-    rates, wrong = [], []
+    rates, wrong, blanks = [], [], []
     for n in range(len(inv.ITEMS)):
-        pair_rates, pair_wrong = [], []
+        pair_rates, pair_wrong, pair_blanks = [], [], []
         for group in (pre, post):
             chosen = [record["items"][n]["chosen"] for record in group.values()]
             pair_rates.append(100.0 * sum(c == inv.CORRECT for c in chosen) / len(chosen) if chosen else None)
             pair_wrong.append(Counter(c for c in chosen if c is not None and c != inv.CORRECT))
+            pair_blanks.append(sum(c is None for c in chosen))
         rates.append(tuple(pair_rates))
         wrong.append(tuple(pair_wrong))
+        blanks.append(tuple(pair_blanks))
     matched = sorted(set(pre) & set(post))
     perfect = [key for key in matched if pre[key]["score"] >= 100]
     counted = [key for key in matched if key not in perfect]
     report = Report(files=len(records) if files is None else files, skipped=list(skipped), pre=pre, post=post,
-                    extra_attempts=extra_pre + extra_post, item_rates=rates, top_wrong=wrong, matched=matched,
-                    perfect_pre=perfect)
+                    extra_attempts=extra_pre + extra_post, item_rates=rates, blanks=blanks, top_wrong=wrong,
+                    matched=matched, perfect_pre=perfect)
+    for attempt, group in (("pre", pre), ("post", post)):
+        if len(group) >= ITEM_ANALYSIS_MIN:
+            report.item_analysis[attempt] = item_analysis(list(group.values()))
     if counted:
         pre_scores = np.array([pre[key]["score"] for key in counted])      # (L,)
         post_scores = np.array([post[key]["score"] for key in counted])    # (L,)
@@ -168,8 +219,20 @@ def make_report(records, skipped=(), *, files=None, seed=0, resamples=2000):
     return report
 
 
-def _percent(value):
-    return "  -  " if value is None else f"{value:3.0f} %"
+def _percent(value, blank=0, learners=0):
+    """A share right as printed: "  -  " for no learner, "blank" when every learner left the question blank."""
+    if value is None:
+        return "  -  "
+    if learners and blank == learners:
+        return "blank"
+    return f"{value:3.0f} %"
+
+
+def _blank_note(before, after, n_pre, n_post):
+    """What the per-item line adds about blanks: nothing when no one left it blank."""
+    parts = [f"{count} of {total} {when}" for count, total, when in ((before, n_pre, "before"), (after, n_post, "after"))
+             if count]
+    return f"   left blank: {', '.join(parts)}" if parts else ""
 
 
 def _top(counter, total):
@@ -193,9 +256,11 @@ def report_lines(report):
         out.append(f"skipped: {reason}")
     out.append("")
     out.append("Per item: share right before -> after; the most chosen wrong answer (the misconception to address).")
-    for n, (item, (before, after), (wrong_pre, wrong_post)) in enumerate(
-            zip(inv.ITEMS, report.item_rates, report.top_wrong), 1):
-        out.append(f"{n:2d}. {item.topic:<42s} {_percent(before)} -> {_percent(after)}")
+    n_pre, n_post = len(report.pre), len(report.post)
+    for n, (item, (before, after), (blank_pre, blank_post), (wrong_pre, wrong_post)) in enumerate(
+            zip(inv.ITEMS, report.item_rates, report.blanks, report.top_wrong), 1):
+        out.append(f"{n:2d}. {item.topic:<42s} {_percent(before, blank_pre, n_pre)} -> "
+                   f"{_percent(after, blank_post, n_post)}{_blank_note(blank_pre, blank_post, n_pre, n_post)}")
         out.append(f"      wrong answer chosen most: before {_top(wrong_pre, len(report.pre))}; "
                    f"after {_top(wrong_post, len(report.post))}")
     out.append("")
@@ -214,7 +279,34 @@ def report_lines(report):
                    f"{report.mean_individual_gain:.2f} over the same {counted}.")
     out.append(f"Left out of both (a perfect score before, nothing left to gain): {len(report.perfect_pre)}.")
     out.append("")
-    out += list(CLAIMS)
+    out += _item_analysis_lines(report)
+    out += list(claims(report))
+    return out
+
+
+def _item_analysis_lines(report):
+    """The item analysis of each attempt with enough learners, or one line saying why there is none."""
+    sizes = {"pre": len(report.pre), "post": len(report.post)}
+    if not report.item_analysis:
+        return [f"Item analysis (difficulty, discrimination): not computed; it needs at least {ITEM_ANALYSIS_MIN} "
+                f"learners in an attempt ({sizes['pre']} before, {sizes['post']} after).", ""]
+    out = []
+    for attempt, when in (("pre", "before"), ("post", "after")):
+        analysis = report.item_analysis.get(attempt)
+        if analysis is None:
+            out.append(f"Item analysis {when}: not computed ({sizes[attempt]} learners, fewer than {ITEM_ANALYSIS_MIN}).")
+            out.append("")
+            continue
+        group = analysis["group"]
+        out.append(f"Item analysis {when} ({sizes[attempt]} learners): difficulty = the share right (0 to 1); "
+                   f"discrimination = the share right among the top {GROUP_SHARE * 100:.0f} % by total score ({group} "
+                   f"learner{'s' if group != 1 else ''}) minus the share among the bottom {GROUP_SHARE * 100:.0f} % ({group}); "
+                   f"below {LOW_DISCRIMINATION:.1f}, the item tells strong and weak learners apart poorly: revise it.")
+        for n, (item, (difficulty, discrimination)) in enumerate(zip(inv.ITEMS, analysis["items"]), 1):
+            flag = "   <- low" if discrimination < LOW_DISCRIMINATION else ""
+            out.append(f"{n:2d}. {item.topic:<42s} difficulty {difficulty:4.2f}   discrimination "
+                       f"{discrimination:+5.2f}{flag}")
+        out.append("")
     return out
 
 
