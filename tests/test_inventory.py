@@ -381,3 +381,16 @@ def test_an_installed_package_saves_in_the_working_folder_never_in_site_packages
     form.submit()
     assert "Colab runtime, which forgets its files" in form.status.value and "Download" in form.status.value
     assert "of this Colab runtime, which forgets it when it stops: download it" in ConceptInventory("pre")._intro_html()
+
+
+@pytest.mark.parametrize("stem, cell, attempt", [("00-before-you-start", "nb00-inventory", "pre"),
+                                                 ("08-what-you-learned", "nb08-inventory", "post")])
+def test_the_stored_outputs_show_the_items_as_they_are(stem, cell, attempt):
+    """The solved notebooks' stored outputs (what a page without a kernel shows) hold the questions as text: after
+    the items or their order change, they must be the current ones (the old choices stayed there after a rewrite)."""
+    (found,) = [c for c in notebook(SOLUTIONS / f"{stem}.ipynb").cells if c.get("id") == cell]
+    form = ConceptInventory(attempt)
+    texts = [o.get("data", {}) for o in found.outputs]
+    assert any(data.get("text/plain") == form.questions_text() for data in texts), (
+        f"{stem}: the stored questions are not the current ones; run tools/build.py --execute-solutions {stem}")
+    assert any(data.get("text/html") == form.questions_html() for data in texts)
