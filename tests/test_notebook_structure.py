@@ -713,6 +713,111 @@ def test_the_myth_rule_catches_a_section_that_asks_nothing():
     assert any("asks nothing" in p for p in myth_problems(nb))
 
 
+# --- questions in the text: asked first, answered in the cell below, folded (issue 26) -----------------------------
+
+#: A fill-in table: a markdown table row with a cell holding only ``?``.
+FILL_IN = re.compile(r"^\|.*\|\s*\?\s*\|", re.M)
+#: An answer given in the same breath: a question mark followed by a parenthesised reply, ``...? (One half: ...)``.
+UNFOLDED_REPLY = re.compile(r"\?\s*\(")
+#: What an answer fold states that a cell could print or comment: a decimal number, or a code span with a digit or a
+#: bracket in it (``[1, 0, 0]``, ``(T, d_k)``).
+ANSWER_ATOM = re.compile(r"`([^`]*[\d(\[][^`]*)`|(?<![\w.])(\d+\.\d+)(?![\w.])")
+
+
+def question_label(said: dict) -> re.Pattern:
+    """A question's label in a language's words: ``*Question:*`` or ``**Question.**``."""
+    return re.compile(rf"\*{{1,2}}{re.escape(said['question'])}[:.]\*{{1,2}}")
+
+
+def answer_fold(said: dict) -> str:
+    """How an answer cell opens: ``<details><summary>Answer (think first)</summary>``."""
+    return f"<details><summary>{said['answer']}</summary>"
+
+
+def _said_in_code(cell) -> str:
+    """What a code cell shows before and after it runs: its comments and its outputs (text, HTML)."""
+    comments = [line.split("#", 1)[1] for line in cell.source.splitlines() if "#" in line]
+    outputs = ["".join(o.get("text", "")) + "".join(o.get("data", {}).get(kind, "") for kind in ("text/plain", "text/html"))
+               for o in cell.get("outputs", [])]
+    return re.sub(r"\s+", "", "\n".join(comments + outputs))
+
+
+def question_problems(nb, said=None):
+    """Questions of the text that give their answer away.
+
+    A question cell is a markdown cell with a question label (``*Question:*``, ``**Question.**``) or a table to fill
+    in (a cell holding ``?``). It holds no answer: no fold (the answer goes in the cell below, as a Myth or fact?
+    verdict does), and no reply in brackets after a question mark. A fill-in table, and a question followed by more
+    text rather than by a cell to run, is answered in the markdown cell right below, which opens with the fold
+    ``Answer (think first)``. What that fold states (a decimal, a code span with a digit or a bracket) is neither
+    printed nor commented by the code cells right before the question (those with no markdown between them and it).
+    """
+    said = said or course.content.words()
+    label, fold = question_label(said), answer_fold(said)
+    found = []
+    for n, cell in enumerate(nb.cells):
+        if cell.cell_type != "markdown" or not (label.search(cell.source) or FILL_IN.search(cell.source)):
+            continue
+        name = f"cell {cell.get('id')}"
+        if "<details" in cell.source:
+            found.append(f"{name}: the question holds its own answer (a fold): move the fold to a cell of its own below")
+        if UNFOLDED_REPLY.search(cell.source):
+            found.append(f"{name}: a question answered in brackets right after it: fold the answer in the cell below")
+        below = nb.cells[n + 1] if n + 1 < len(nb.cells) else None
+        folded = below is not None and below.cell_type == "markdown" and below.source.startswith(fold)
+        if not folded and (FILL_IN.search(cell.source) or below is None or below.cell_type != "code"):
+            found.append(f"{name}: its answer must follow in a markdown cell opening with {fold!r}")
+        if folded:
+            before = []
+            for previous in reversed(nb.cells[:n]):
+                if previous.cell_type != "code":
+                    break
+                before.append(_said_in_code(previous))
+            shown = "".join(before)
+            given = [a or b for a, b in ANSWER_ATOM.findall(below.source)]
+            given = [atom for atom in given if re.sub(r"\s+", "", atom) in shown]
+            if given:
+                found.append(f"{name}: the code right before it already prints or comments its answer: {given}")
+    return found
+
+
+@solved
+def test_no_question_gives_its_answer_away(path):
+    """Issue 26: answers stood in brackets right after their question (03, 05, 06), in the question's own cell (07),
+    or in the comments of the cells just before a table to fill in (02). Every question is answered below it, folded,
+    as the Myth or fact? verdicts and the hints are: the learner thinks first."""
+    problems = question_problems(read(path), words(path))
+    assert not problems, f"{path.name}:\n" + "\n".join(problems)
+
+
+def _question_notebook(*cells):
+    nb = nbformat.v4.new_notebook()
+    for n, (kind, source) in enumerate(cells):
+        cell = nbformat.v4.new_markdown_cell(source) if kind == "md" else nbformat.v4.new_code_cell(source)
+        cell["id"] = f"nb99-{n}"
+        nb.cells.append(cell)
+    return nb
+
+
+def test_the_question_rule_catches_an_answer_given_away():
+    fold = answer_fold(course.content.words())
+    assert question_problems(_question_notebook(("md", "*Question:* which row? Think first."),
+                                                ("md", f"{fold}\n\nThe last.\n</details>"))) == []
+    assert question_problems(_question_notebook(("md", "*Question:* the sum? Predict, then run the cell."),
+                                                ("code", "print(1)"))) == []
+    unfolded = _question_notebook(("md", "*Question:* which row? (The last.)"), ("md", "## 2 · Next"))
+    assert [p.split(": ", 1)[1][:20] for p in question_problems(unfolded)] == [
+        "a question answered ", "its answer must foll"]
+    inside = _question_notebook(("md", f"**Question.** Which row?\n\n{fold}\n\nThe last.\n</details>"),
+                                ("code", "print(1)"))
+    assert any("holds its own answer" in p for p in question_problems(inside))
+    table = _question_notebook(("code", "W = X @ W_Q   # (T, d_model) @ (d_model, d_k) -> (T, d_k)"),
+                               ("md", "| array | shape |\n|---|---|\n| `Q` | ? |"), ("code", "def f(): pass"))
+    assert any("must follow" in p for p in question_problems(table))
+    table.cells.insert(2, nbformat.v4.new_markdown_cell(f"{fold}\n\n`Q`: `(T, d_k)`\n</details>"))
+    assert any("already prints or comments its answer: ['(T, d_k)']" in p for p in question_problems(table))
+
+
 # --- numbers in the prose come from the cells ------------------------------------------------------------------
 
 #: A decimal number written in a markdown cell (two or more decimals: 0.665, 2.45), outside maths ($...$).
