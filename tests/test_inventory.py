@@ -96,6 +96,20 @@ def test_every_distractor_is_named_as_a_notebook_myth_or_a_checker_mistake(item,
         assert choice.misconception in names, f"{item.key}: checker {where} names no mistake {choice.misconception!r}"
 
 
+def test_a_myth_the_inventory_counts_as_a_misconception_is_judged_a_myth_in_its_notebook():
+    """Issue 26: 03 judged "-1e9 masks as well as -inf" a Fact (with an exception) while the inventory counted the same
+    sentence as a misconception. One verdict everywhere: a wrong choice named after a claim of myths.toml is a claim
+    whose answer is "myth"."""
+    from course_utils.lessons import myths
+
+    claims = {claim.claim: claim for claim in myths.CLAIMS}
+    disagree = [f"{item.key}: {choice.misconception!r} is a misconception here, but myths.toml's "
+                f"{claims[choice.misconception].key} rules it {claims[choice.misconception].ruling!r}"
+                for item, choice in all_choices() if not choice.correct and choice.named_in.startswith("myth ")
+                and choice.misconception in claims and claims[choice.misconception].answer != "myth"]
+    assert not disagree, "\n".join(disagree)
+
+
 def test_the_items_cover_what_the_course_teaches():
     topics = " / ".join(item.topic for item in inv.ITEMS)
     for words in ("softmax row", "max shift", "self", "Q, K and V", "sqrt(d_k)", "zeroing after", "no permitted key",

@@ -61,13 +61,13 @@ def test_each_choice_shows_its_own_feedback_and_says_right_or_not_in_words(claim
 
 
 def test_choosing_again_shows_the_other_feedback_and_keeps_the_first_choice():
-    widget = MythOrFact("03-minus-1e9")
-    widget.choose("Myth")
+    widget = MythOrFact("03-minus-1e9")                      # a myth: Fact is the wrong choice
+    widget.choose("Fact")
     assert "Not quite." in widget.verdict.value
-    widget.choose("fact")
+    widget.choose("myth")
     assert "Correct." in widget.verdict.value
-    assert inline_html(widget.claim.feedback["fact"]) in widget.verdict.value
-    assert widget.first_choice == "myth" and widget.chosen == "fact"
+    assert inline_html(widget.claim.feedback["myth"]) in widget.verdict.value
+    assert widget.first_choice == "fact" and widget.chosen == "myth"
     widget.buttons.value = None                              # deselected: nothing shows again
     assert widget.verdict.value == ""
 
