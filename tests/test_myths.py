@@ -139,6 +139,16 @@ def test_every_claim_has_a_verdict_and_feedback_for_each_choice(claim):
         f"{claim.key}: the feedback says where the notebook shows otherwise")
 
 
+def test_a_fact_holds_as_worded():
+    """Issue 26: "A bigger score always means a bigger weight." was ruled "Fact, within one row", and "-1e9 masks as well
+    as -inf." "Fact, for every row with a permitted key": a learner who read the claim in the other case, where the
+    verdict itself says it fails, was told "Not quite". A claim true only under a condition says the condition itself,
+    so a Fact is ruled "Fact", with no proviso."""
+    qualified = [f"{claim.key}: {claim.ruling!r}" for claim in myths.CLAIMS
+                 if claim.answer == "fact" and claim.ruling != "Fact"]
+    assert not qualified, "put the condition into the claim, and rule it plain Fact:\n" + "\n".join(qualified)
+
+
 def test_keys_are_unique_and_name_a_notebook_with_a_myth_section():
     keys = [claim.key for claim in myths.CLAIMS]
     assert len(set(keys)) == len(keys)
