@@ -10,7 +10,10 @@ Solved notebooks (solutions/, the source of truth):
   calling ``check_...(...)`` on the function the exercise defines and by a ``<details>`` hint;
 - randomness is seeded (``np.random.default_rng(seed)``; no unseeded generator, no global RNG);
 - no stored output is an error or a traceback, unless the cell is tagged ``raises-exception``, and no warning
-  leaked into an output.
+  leaked into an output;
+- a question of the text (a ``*Question:*`` label, or a table to fill in) holds no answer of its own: its answer is
+  folded (``Answer (think first)``) in the markdown cell below it, or found by running the code cell below it, and
+  what the fold states is neither printed nor commented by the code right before the question.
 A notebook that notebooks.toml marks ``exercises = false`` (00, the setup check; 08, the concept inventory after the
 course) is exempt from the exercise rules only.
 
