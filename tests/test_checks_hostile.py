@@ -105,16 +105,23 @@ def _prints_a_lot(x):
     return x * 0
 
 
+#: Python 3.10 never delivers a signal between a try's set-up and its body (its eval loop defers it past
+#: SETUP_FINALLY), so there a loop that catches every stop cannot be stopped at all: the documented limit of
+#: course_utils.checks._deadline, and not run there (it would hang the tests).
 HANGS = {"catches BaseException in a loop": _catches_everything, "cancels the timer": _cancels_the_timer,
          "ignores SIGALRM": _ignores_the_alarm, "an exception whose str never returns": _raise(NeverEnds())}
+ON_310 = pytest.mark.skipif(sys.version_info < (3, 11), reason="Python 3.10 delivers the alarm inside the try")
+HANG_CASES = [pytest.param(fn, id=how, marks=[ON_310] if fn is _catches_everything else [])
+              for how, fn in sorted(HANGS.items())]
 ESCAPES = {"GeneratorExit": _raise(GeneratorExit()), "its own BaseException": _raise(Mine("mine")),
            "an exception whose str raises": _raise(BadStr()), "a result whose repr raises": lambda x: BadRepr()}
 
 
 @pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="the time limit needs a timer signal (POSIX)")
-@pytest.mark.parametrize("how", sorted(HANGS))
-def test_a_function_that_will_not_stop_is_stopped_within_the_limit_plus_two_seconds(how):
-    result, seconds = check(HANGS[how])
+@pytest.mark.parametrize("fn", HANG_CASES)
+def test_a_function_that_will_not_stop_is_stopped_within_the_limit_plus_two_seconds(fn):
+    how = fn.__name__
+    result, seconds = check(fn)
     assert seconds < len(CASES) * LIMIT + 2, f"{how}: the check took {seconds:.1f} s"
     assert result.status == "wrong" and COURSE_BLAMED not in result.message, result.message
     assert signal.getsignal(signal.SIGALRM) in (signal.SIG_DFL, signal.default_int_handler, None) or \
@@ -123,6 +130,7 @@ def test_a_function_that_will_not_stop_is_stopped_within_the_limit_plus_two_seco
 
 
 @pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="the time limit needs a timer signal (POSIX)")
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="on Python 3.10 the subprocess would hang past its timeout too")
 @pytest.mark.xfail(strict=True, reason="the documented limit of course_utils.checks._deadline: every stop arrives "
                    "inside the try of a loop that sleeps there; the learner interrupts the kernel (Kernel > Interrupt)")
 def test_a_loop_that_catches_every_stop_while_it_sleeps_is_the_limit():

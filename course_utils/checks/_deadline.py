@@ -6,7 +6,9 @@ and goes on computing is stopped at the next. While the function runs, the ``sig
 alarm and its timer as they are, so a function that turns the timer off runs out of time too. What this cannot stop:
 a loop that catches every exception around a call that sleeps or blocks in C (the alarm then always arrives inside
 the ``try``; around a call into numpy it may take several stops), code that blocks in C without returning to Python,
-or code that reaches the timer through ``_signal`` or ``ctypes``; the learner can always interrupt the kernel.
+or code that reaches the timer through ``_signal`` or ``ctypes``; and on Python 3.10, which never delivers a signal
+between a ``try``'s set-up and its body, any loop that catches every exception. The learner can always interrupt the
+kernel.
 """
 import contextlib
 import os
