@@ -30,7 +30,7 @@ FOLDER = Path(__file__).resolve().parent
 #: The course's own language (its notebooks in solutions/; a translation's folder names its own).
 LANGUAGE = "en"
 #: The words a language gives in notebooks.toml's [words.<language>].
-WORDS = ("objectives", "prerequisites", "time", "key_points", "myths", "verdict", "question", "answer")
+WORDS = ("objectives", "prerequisites", "time", "key_points", "myths", "verdict", "question", "answer", "predict")
 
 
 class ContentError(ValueError):
