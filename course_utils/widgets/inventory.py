@@ -3,7 +3,9 @@
 ``ConceptInventory("pre")`` (end of notebook 00) saves the answers and says nothing about them: the "before"
 attempt must not teach. ``ConceptInventory("post")`` (notebook 08) saves them too, then shows under every item
 the elaborated feedback for the chosen answer and the cell that demonstrates it, the score, and, when a "pre"
-file with the same nickname is in the folder, the learner's own normalised gain.
+file with the same nickname is in the folder, the learner's own normalised gain. A "post" Submit a day or more
+after the learner's first one there is saved as the delayed retake (``inventory.recorded_attempt``) and compared
+with it.
 
 The items, their answers, the choice orders and the files come from ``course_utils.lessons.inventory`` (their
 one home). Nothing is sent anywhere: each Submit writes one new file under ``inventory/``.
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import html
 import string
+from datetime import datetime
 
 import ipywidgets
 
@@ -158,7 +161,8 @@ class ConceptInventory:
         try:
             positions = {item.key: radio.index + 1 for item, radio in zip(inv.ITEMS, self.questions)
                          if radio.index is not None}
-            record = inv.make_record(self.nickname.value, self.attempt, self.chosen, positions=positions)
+            attempt, first_post = inv.recorded_attempt(self.attempt, self.nickname.value, self.folder)
+            record = inv.make_record(self.nickname.value, attempt, self.chosen, positions=positions)
             path = inv.save(record, self.folder)
         except (ValueError, WriteError) as err:
             self.status.value = f"<b>Not saved.</b> {_esc(err)}"
@@ -177,33 +181,27 @@ class ConceptInventory:
             return path
         for n in range(len(inv.ITEMS)):
             self.feedback[n].value = self.feedback_html(n)
-        self.status.value = f"{saved}{left} {self.score_sentence(record, path)}"
+        self.status.value = f"{saved}{left} {self.score_sentence(record, path, first_post)}"
         return path
 
-    def score_sentence(self, record, path):
-        """The score, and the learner's own gain when a "pre" file of the same nickname is beside ``path``."""
+    def score_sentence(self, record, path, first_post=None):
+        """The score; the learner's own gain when a "pre" file of the same nickname is beside ``path``; for the
+        delayed retake, the score of the first "post" (``first_post``) and how many days ago it was."""
         right = sum(entry["correct"] for entry in record["items"])
         text = f"<b>{right} of {len(inv.ITEMS)} right ({record['score']:.0f} %).</b>"
-        before = self._own_pre_score(record, path.parent)
-        if before is None:
+        if record["attempt"] == inv.DELAYED:
+            days = (datetime.fromisoformat(record["saved_at"]) - datetime.fromisoformat(first_post["saved_at"])).days
+            text += (f" Saved as your delayed retake, {days} day{'s' if days != 1 else ''} after your first answers "
+                     f"here ({first_post['score']:.0f} % then): what is still right is what stayed.")
+        pre = inv.first_record(record["nickname"], "pre", path.parent)
+        if pre is None:
             return text + " The feedback is under each question."
+        before = pre["score"]
         gain = inv.normalised_gain(before, record["score"])
         gain_text = ("you had every answer right before" if gain is None
                      else f"your normalised gain (after - before) / (100 - before) is {gain:.2f}")
         return (f"{text} Before the course (your first attempt in notebook 00): {before:.0f} %; {gain_text}. "
                 "The feedback is under each question.")
-
-    def _own_pre_score(self, record, folder):
-        key = inv.nickname_key(record["nickname"])
-        found = []
-        for path in sorted(folder.glob("*.pre.*.json")):
-            try:
-                other = inv.read_record(path)
-            except inv.InventoryFileError:
-                continue
-            if inv.nickname_key(other["nickname"]) == key:
-                found.append((other["saved_at"], other["score"]))
-        return min(found)[1] if found else None
 
     def feedback_html(self, index):
         """The feedback shown under question ``index`` (0-based) after a "post" Submit."""
