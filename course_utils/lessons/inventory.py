@@ -160,8 +160,9 @@ def _where(value, where):
     return Where(value["notebook"], str(value["section"]), value["cell"])
 
 
-def _choice(entry, where):
-    """A ``Choice`` from one ``[[item.choice]]`` (a myth's misconception is its text unless the entry names one)."""
+def _choice(entry, where, named=True):
+    """A ``Choice`` from one ``[[item.choice]]`` (a myth's misconception is its text unless the entry names one);
+    ``named``: a misconception must say where it is named (``named_in``)."""
     if "text" not in entry or "feedback" not in entry:
         raise content.ContentError(f"{where}: a choice needs text and feedback")
     named_in = entry.get("named_in")
@@ -170,22 +171,23 @@ def _choice(entry, where):
         if not named_in.startswith("myth "):
             raise content.ContentError(f"{where}: a choice named in {named_in!r} needs its misconception's name")
         misconception = entry["text"]
-    if misconception is not None and named_in is None:
+    if misconception is not None and named_in is None and named:
         raise content.ContentError(f"{where}: the misconception {misconception!r} needs named_in (\"myth NN\" or "
                                    "\"checker NAME\")")
     see = _where(entry["see"], where) if "see" in entry else None
     return Choice(entry["text"], entry["feedback"], misconception, named_in, see)
 
 
-def _items():
-    """The items of ``course_utils/content/inventory.toml``, each with exactly one right choice."""
+def items_from(entries, source, named=True):
+    """``Item``s from the ``[[item]]`` tables ``entries`` of the content file ``source`` (its name, for messages),
+    each with exactly one right choice; ``named``: every misconception says where it is named (the inventory)."""
     items = []
-    for number, entry in enumerate(content.read("inventory").get("item", []), 1):
-        where = f"course_utils/content/inventory.toml, item {number} ({entry.get('key', 'no key')})"
+    for number, entry in enumerate(entries, 1):
+        where = f"{source}, item {number} ({entry.get('key', 'no key')})"
         missing = [field for field in ("key", "topic", "stem", "see", "choice") if field not in entry]
         if missing:
             raise content.ContentError(f"{where}: no {', '.join(missing)}")
-        choices = tuple(_choice(choice, f"{where}, choice {n}") for n, choice in enumerate(entry["choice"], 1))
+        choices = tuple(_choice(choice, f"{where}, choice {n}", named) for n, choice in enumerate(entry["choice"], 1))
         if sum(choice.correct for choice in choices) != 1:
             raise content.ContentError(f"{where}: exactly one choice must be right (have no misconception); "
                                        f"{sum(choice.correct for choice in choices)} are")
@@ -193,6 +195,11 @@ def _items():
             raise content.ContentError(f"{where}: the key {entry['key']!r} is used twice")
         items.append(Item(entry["key"], entry["topic"], entry["stem"], choices, _where(entry["see"], where)))
     return tuple(items)
+
+
+def _items():
+    """The inventory's items, from ``course_utils/content/inventory.toml``."""
+    return items_from(content.read("inventory").get("item", []), "course_utils/content/inventory.toml")
 
 
 #: The items, in the order they are asked (course_utils/content/inventory.toml).
