@@ -129,6 +129,34 @@ def test_a_closure_over_other_numbers_is_another_answer(monkeypatch):
     assert check_softmax(scaled(3.0)).level == 2
 
 
+class Hostile:
+    """A learner's callable whose own methods must not run when the answer is fingerprinted."""
+
+    def __call__(self, x):
+        return x
+
+    def __repr__(self):
+        raise AssertionError("repr ran")
+
+    def __eq__(self, other):
+        raise AssertionError("eq ran")
+
+    __hash__ = None
+
+    def __getattr__(self, name):
+        raise AssertionError(f"getattr {name} ran")
+
+
+def test_a_fingerprint_runs_none_of_the_learners_methods():
+    assert _levels.fingerprint(Hostile()) == _levels.fingerprint(Hostile())
+    def calling(hostile, scale=None):
+        return lambda x, scale=scale: hostile(x)
+
+    assert _levels.fingerprint(calling(Hostile())) == _levels.fingerprint(calling(Hostile()))  # in a closure
+    assert _levels.fingerprint(calling(Hostile(), Hostile())) == _levels.fingerprint(calling(Hostile(), Hostile()))
+    assert _levels.fingerprint(Hostile().__call__) != _levels.fingerprint(Hostile())  # a bound method: its code
+
+
 def test_the_levels_show_in_the_notebook_box():
     for source in (NO_SHIFT, NO_KEEPDIMS, WHOLE_ARRAY, RAW):
         result = check_softmax(softmax(source))

@@ -69,28 +69,40 @@ def level_text(name, entry, level):
     if level == 3:
         return "Next step", entry["step"]
     stem = entry["solved"].rpartition("/")[2].removesuffix(".ipynb")
-    return "Compare", (f"the solved notebook {entry['solved']}, \"{entry['answer_section']}\", has the cell that "
-                       f"defines `my_{name}`; in the HTML pages (`make html`) it is "
-                       f"build/html/{stem}.html#cell-id={entry['answer']}.")
+    return "Compare", (f"your function with `my_{name}` in the solved notebook {entry['solved']}, under "
+                       f"\"{entry['answer_section']}\" (in the HTML pages of `make html`: "
+                       f"build/html/{stem}.html#cell-id={entry['answer']}).")
 
 
 def fingerprint(answer):
-    """A hashable summary of ``answer`` that changes when its code or its defaults do (not its comments)."""
-    return hash(_summary(answer, set()))
+    """A hashable summary of ``answer`` that changes when its code or its defaults do (not its comments).
+
+    It runs no method of the learner's own classes (``__repr__``, ``__eq__``, ``__getattr__``): such an object
+    counts by its class's name alone.
+    """
+    return hash(_plain(answer, set()))
 
 
-def _summary(value, seen):
-    function = getattr(value, "__func__", value)  # a bound method: its function
-    if not isinstance(function, types.FunctionType):
-        return _plain(value, seen)
-    if id(function) in seen:
-        return function.__qualname__
-    seen.add(id(function))
-    cells = tuple(_plain(_contents(cell), seen) for cell in function.__closure__ or ())
-    helpers = (_own(function, name) for name in sorted(_names(function.__code__)))
-    own = tuple(_summary(helper, seen) for helper in helpers if helper)
-    return (_code(function.__code__), _plain(function.__defaults__, seen),
-            _plain(function.__kwdefaults__, seen), cells, own)
+def _plain(value, seen):
+    """``value`` as bytes, numbers and text: a function as its code, defaults, closure and the module's functions it calls."""
+    function = value.__func__ if isinstance(value, types.MethodType) else value
+    if isinstance(function, types.FunctionType):
+        if id(function) in seen:  # a recursive function, or two calling each other
+            return function.__qualname__
+        seen.add(id(function))
+        cells = tuple(_plain(_contents(cell), seen) for cell in function.__closure__ or ())
+        helpers = (_own(function, name) for name in sorted(_names(function.__code__)))
+        return (_code(function.__code__), _plain(function.__defaults__, seen), _plain(function.__kwdefaults__, seen),
+                cells, tuple(_plain(helper, seen) for helper in helpers if helper))
+    if type(value) in (type(None), bool, int, float, complex, str, bytes):
+        return repr(value)
+    if type(value) is np.ndarray and value.dtype != object:
+        return value.shape, str(value.dtype), value.tobytes()
+    if type(value) in (tuple, list):
+        return tuple(_plain(item, seen) for item in value)
+    if type(value) is dict:
+        return tuple((_plain(k, seen), _plain(v, seen)) for k, v in value.items())
+    return type(value).__qualname__
 
 
 def _code(code):
@@ -115,18 +127,3 @@ def _contents(cell):
         return cell.cell_contents
     except ValueError:  # a closure variable not assigned yet
         return None
-
-
-def _plain(value, seen):
-    """A value as numbers and text, without running a method of the learner's own classes (repr, eq)."""
-    if isinstance(value, (types.FunctionType, types.MethodType)):
-        return _summary(value, seen)
-    if value is None or isinstance(value, (bool, int, float, complex, str, bytes)):
-        return repr(value)
-    if isinstance(value, np.ndarray) and value.dtype != object:
-        return value.shape, str(value.dtype), value.tobytes()
-    if type(value) in (tuple, list):
-        return tuple(_plain(item, seen) for item in value)
-    if type(value) is dict:
-        return tuple((_plain(k, seen), _plain(v, seen)) for k, v in value.items())
-    return type(value).__qualname__
