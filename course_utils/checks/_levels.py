@@ -52,7 +52,7 @@ def levelled(name, answer, result):
         return result
     level, last = ATTEMPTS.get(name, (0, None))
     mark = fingerprint(answer)
-    if mark != last or not level:
+    if mark != last:
         level = min(level + 1, LAST)
     ATTEMPTS[name] = (level, mark)
     entry = texts().get(name)
