@@ -157,6 +157,14 @@ def test_a_fingerprint_runs_none_of_the_learners_methods():
     assert _levels.fingerprint(Hostile().__call__) != _levels.fingerprint(Hostile())  # a bound method: its code
 
 
+def test_an_answer_too_deep_to_read_still_gets_its_report():
+    deep = []
+    for _ in range(100_000):
+        deep = [deep]
+    result = check_softmax(lambda x, nested=deep: x)
+    assert result.status == "wrong" and result.level == 1 and "checker itself" not in result.text
+
+
 def test_the_levels_show_in_the_notebook_box():
     for source in (NO_SHIFT, NO_KEEPDIMS, WHOLE_ARRAY, RAW):
         result = check_softmax(softmax(source))
