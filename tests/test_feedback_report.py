@@ -87,3 +87,13 @@ def test_real_checker_answers_are_classified_by_their_feedback():
     for fn, expect, kind in cases:
         answer = Answer("softmax", fn, "other", expect, "", "learner_answers.nb01_fake")
         assert report.classify(check_softmax(fn), answer) == kind, fn.__name__
+
+
+def test_main_prints_one_row_per_notebook_and_the_total_of_the_answers_chosen(capsys):
+    from learner_answers import all_answers
+
+    chosen = [a for a in all_answers() if "nb07_more" in a.module]
+    assert report.main(["--only", "nb07_more"]) == 0
+    rows = [line.split() for line in capsys.readouterr().out.splitlines()]
+    assert [row[0] for row in rows] == ["notebook", "07", "total"]
+    assert rows[-1][1] == str(len(chosen))

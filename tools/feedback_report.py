@@ -2,6 +2,7 @@
 
     python tools/feedback_report.py              # the course_utils of this checkout
     python tools/feedback_report.py --details    # also every answer that is not named
+    python tools/feedback_report.py --only _more # only the answers of modules whose name contains _more
 
 Each wrong answer is run through its checker and counted once, as the first that applies of:
 
@@ -85,10 +86,11 @@ def table(counts):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--details", action="store_true", help="list every answer that is not named")
+    parser.add_argument("--only", default="", help="only the answers of modules whose name contains this")
     args = parser.parse_args(argv)
     from learner_answers import all_answers
 
-    counts, classified = measure(all_answers())
+    counts, classified = measure([a for a in all_answers() if args.only in a.module])
     print("\n".join(table(counts)))
     if args.details:
         for answer, kind in classified:

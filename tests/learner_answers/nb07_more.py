@@ -53,3 +53,19 @@ def more_online_no_values(m, l, o, scores_block, v_block):
     rescale = np.exp(m - _shift(m_new))
     p = np.exp(scores_block - _shift(m_new))
     return m_new, rescale * l + p.sum(), rescale * o + p.sum()
+
+
+@answer("online_update", note="tracks m but exponentiates the raw scores (no shift): inf on large scores")
+def more_online_p_unshifted(m, l, o, scores_block, v_block):
+    m_new = max(m, float(np.max(scores_block)))
+    rescale = np.exp(m - _shift(m_new))
+    p = np.exp(scores_block)
+    return m_new, rescale * l + p.sum(), rescale * o + p @ v_block
+
+
+@answer("online_update", expect="max not updated", note="the old maximum m returned instead of m_new")
+def more_online_returns_old_m(m, l, o, scores_block, v_block):
+    m_new = max(m, float(np.max(scores_block)))
+    rescale = np.exp(m - _shift(m_new))
+    p = np.exp(scores_block - _shift(m_new))
+    return m, rescale * l + p.sum(), rescale * o + p @ v_block
