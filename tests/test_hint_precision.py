@@ -15,12 +15,11 @@ the entry must then be removed.
 
 The last part reproduces, one test each, the wrong hints a new user reported (issue 10).
 """
-import sys
 
 import numpy as np
 import pytest
 from hint_registry import EXERCISES, checker_and_mistakes
-from learner_answers import all_answers
+from learner_answers import all_answers, known_gaps
 
 import course_utils as cu
 from course_utils.checks import NOT_A_USUAL_MISTAKE
@@ -29,8 +28,7 @@ ANSWERS = all_answers()
 OTHERS = [a for a in ANSWERS if a.kind == "other"]
 VARIANTS = [a for a in ANSWERS if a.kind == "variant"]
 #: {answer id: what the checker gets wrong}, from the ``KNOWN_GAPS`` of the answer modules.
-KNOWN_GAPS = {id_: why for module in sorted({a.module for a in ANSWERS})
-              for id_, why in getattr(sys.modules[module], "KNOWN_GAPS", {}).items()}
+KNOWN_GAPS = known_gaps()
 #: The checker's own crash message (for a bug in the course, never for an answer).
 CRASH = "the checker itself hit an unexpected error"
 
