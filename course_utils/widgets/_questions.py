@@ -12,14 +12,15 @@ import ipywidgets
 
 from course_utils.lessons import inventory as inv
 
-__all__ = ["LETTERS", "STYLE", "StaticQuestions", "choice_feedback_html", "esc", "myth_named", "questions_html",
-           "radio_rows"]
+__all__ = ["LETTERS", "QUESTIONS_CLASS", "STYLE", "StaticQuestions", "choice_feedback_html", "esc", "myth_named",
+           "questions_html", "radio_rows"]
 
 LETTERS = string.ascii_uppercase
 #: ipywidgets gives each radio label one line's fixed height: a choice longer than the notebook is wide would wrap
-#: onto the next one. In the form (class course-inventory), labels grow with their text.
-STYLE = ("<style>.course-inventory .widget-radio-box label {display: flex; align-items: flex-start; height: auto; "
-         "line-height: 1.35; padding: 3px 0; white-space: normal;} .course-inventory .widget-radio-box input "
+#: onto the next one. In a box of class course-questions (QUESTIONS_CLASS), labels grow with their text.
+QUESTIONS_CLASS = "course-questions"
+STYLE = ("<style>.course-questions .widget-radio-box label {display: flex; align-items: flex-start; height: auto; "
+         "line-height: 1.35; padding: 3px 0; white-space: normal;} .course-questions .widget-radio-box input "
          "{order: -1; float: none; flex: 0 0 auto; height: auto; margin: 2px 8px 0 1px;}</style>")
 
 

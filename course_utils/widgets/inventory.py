@@ -26,6 +26,7 @@ from course_utils.safe_files import WriteError
 from course_utils.widgets._base import WidgetView
 from course_utils.widgets._questions import (
     LETTERS,
+    QUESTIONS_CLASS,
     STYLE,
     StaticQuestions,
     choice_feedback_html,
@@ -89,6 +90,7 @@ class ConceptInventory:
         self.button.on_click(lambda _: self.submit())
         intro = ipywidgets.HTML(STYLE + self._intro_html())
         self.box = ipywidgets.VBox([intro, *rows, self.nickname, self.button, self.status])
+        self.box.add_class(QUESTIONS_CLASS)
         self.box.add_class("course-inventory")
 
     # -- answering ----------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from course_utils.lessons import reviews
 from course_utils.widgets._base import WidgetView
 from course_utils.widgets._questions import (
     LETTERS,
+    QUESTIONS_CLASS,
     STYLE,
     StaticQuestions,
     choice_feedback_html,
@@ -47,7 +48,8 @@ class Review:
         intro = ipywidgets.HTML(STYLE + f"<p>{len(self.items)} questions on earlier notebooks. Answer from memory "
                                 "first: each choice shows its feedback. Nothing is saved or marked.</p>")
         self.box = ipywidgets.VBox([intro, *rows])
-        self.box.add_class("course-inventory")
+        self.box.add_class(QUESTIONS_CLASS)
+        self.box.add_class("course-review")
 
     def answer(self, number, choice):
         """Choose, as a click would: question ``number`` (1, 2, ...), ``choice`` the letter shown or the choice's
