@@ -488,7 +488,7 @@ CAPSTONE_MUTANTS = [
     (capstone_scale_d_model, 2, "scale with d_model", "sqrt(d_head)"),
     (capstone_masked_after_softmax, 1, "masked after the softmax", "before the softmax"),
     (capstone_one_head, 1, "one head", "Split the projections"),
-    (capstone_weights_averaged, 1, "one head", "not their average"),
+    (capstone_weights_averaged, 1, "weights averaged over heads", "not their mean"),
     (capstone_swapped, 1, "swapped outputs", "output first"),
     (capstone_triu_causal, 1, None, "0/1"),
     # not known mistakes, found by a new learner: the generic hint names where to look (not only the masks)

@@ -84,11 +84,9 @@ def _array_problem(got, expected, item, rtol, atol, name):
     if np.any(bad):
         nonfinite = arr[bad]
         kinds = [kind for kind, found in (("inf", np.isinf(nonfinite).any()), ("nan", np.isnan(nonfinite).any())) if found]
-        return Problem(
-            "nonfinite",
-            f"Its {item} contains {' and '.join(kinds)} at {bad.sum()} of {arr.size} position(s) "
-            f"(nan means 'not a number').",
-        )
+        note = " (nan means 'not a number')" if "nan" in kinds else ""  # explained only where there is one
+        return Problem("nonfinite", f"Its {item} contains {' and '.join(kinds)} at {bad.sum()} of {arr.size} "
+                                    f"position(s){note}.")
     if not np.allclose(arr, expected, rtol=rtol, atol=atol, equal_nan=True):
         with np.errstate(all="ignore"):
             diff = np.abs(arr.astype(float) - expected.astype(float))

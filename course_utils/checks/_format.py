@@ -26,7 +26,7 @@ def fmt_array(a):
     if a.ndim == 0:
         return fmt(a.item())
     width = 0
-    if a.ndim > 1 and a.size <= 60:
+    if a.ndim > 1 and 0 < a.size <= 60:  # an empty array (a (0, 0) mask) has no entry to align
         width = max(len(fmt(v)) for v in a.ravel().tolist())
     kind = "float_kind" if a.dtype.kind == "f" else "int_kind"
     return np.array2string(
