@@ -2,6 +2,7 @@
 wrote the answer: each would fail on the message the checker gave then.
 """
 import numpy as np
+import pytest
 
 import course_utils as cu
 from course_utils.checks import (
@@ -10,6 +11,7 @@ from course_utils.checks import (
     check_online_update,
     check_padding_mask,
 )
+from course_utils.checks._format import shape_difference
 
 INTERNAL = "the checker itself hit an unexpected error"
 
@@ -37,7 +39,7 @@ def test_causal_mask_one_row_short_names_the_shape_not_a_checker_error():
     result = check_causal_mask(causal_mask)
     assert result.status == "wrong"
     assert INTERNAL not in result.text
-    assert "The shape of the mask is (0, 0); expected (1, 1)." in result.message, result.text
+    assert "The shape of the mask is (0, 0); expected (1, 1): axes 0 and 1 have size 0, not 1." in result.message, result.text
 
 
 def test_padding_mask_slice_one_too_far_is_not_told_it_uses_less_equal():
@@ -112,3 +114,15 @@ def test_nan_is_still_explained():
 
     result = check_online_update(online_update)
     assert "nan means 'not a number'" in result.message, result.text
+
+
+@pytest.mark.parametrize("got, expected, text", [
+    ((0, 0), (1, 1), "axes 0 and 1 have size 0, not 1"),
+    ((2, 4, 3), (2, 3, 3), "axis 1 has size 4, not 3"),
+    ((3, 2), (2, 3), "axis 0 has size 3, not 2; axis 1 has size 2, not 3 (the expected sizes, in another order)"),
+    ((1, 3, 3), (1, 1, 3, 3), "3 axes instead of 4"),
+    ((), (3,), "no axis (a single number) instead of 1"),
+])
+def test_a_wrong_shape_is_told_by_axis(got, expected, text):
+    """(a) asks for the shape by axis: what the report says after "expected (...):"."""
+    assert shape_difference(got, expected) == text

@@ -11,6 +11,7 @@ from course_utils.checks._format import (
     fmt_value,
     number_word,
     plural,
+    shape_difference,
 )
 
 RTOL = 1e-5
@@ -79,7 +80,8 @@ def _array_problem(got, expected, item, rtol, atol, name):
             detail = "an array of complex numbers"
         return Problem("type", f"{as_item}{name} returned {detail}, not an array of real numbers.")
     if arr.shape != expected.shape:
-        return Problem("shape", f"The shape of {what} is {arr.shape}; expected {expected.shape}.")
+        return Problem("shape", f"The shape of {what} is {arr.shape}; expected {expected.shape}: "
+                                f"{shape_difference(arr.shape, expected.shape)}.")
     bad = ~np.isfinite(arr) & np.isfinite(expected)
     if np.any(bad):
         nonfinite = arr[bad]
