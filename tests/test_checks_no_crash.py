@@ -12,6 +12,7 @@ The examples are fixed (``derandomize``), so CI runs the same ones every time.
 import copy
 import decimal
 import fractions
+import functools
 import itertools
 import os
 import warnings
@@ -250,6 +251,24 @@ def test_no_checker_crashes_on_a_wrong_answer(exercise):
         assert_answers(check, learner(chosen))
 
     run()
+
+
+class CallableObject:
+    def __call__(self, *args):
+        return np.zeros(3)
+
+
+#: What a learner may pass instead of their own function: a value, a builtin, numpy's functions, a class, ...
+NOT_MINE = [None, 3, "my_softmax", np.zeros(3), [], {}, print, len, max, np.sum, np.zeros, np.tril, np.exp, np.add,
+            dict, Plain, CallableObject(), functools.partial(np.full, fill_value=1.0), lambda: 1, lambda *a, **k: a,
+            np.vectorize(lambda x: x), iter, type]
+
+
+@pytest.mark.parametrize("exercise", EXERCISES)
+def test_no_checker_crashes_on_what_is_passed_instead_of_a_function(exercise):
+    check, _ = checker_and_mistakes(exercise)
+    for passed in NOT_MINE:
+        assert_answers(check, passed)
 
 
 def test_every_exercise_has_answers_to_break():
