@@ -119,7 +119,9 @@ BREAKS = {
     "summed": _each(lambda o: _arr(o).sum()),
     "nan": _each(lambda o: np.full(_arr(o).shape, np.nan)),
     "inf": _each(lambda o: np.full(_arr(o).shape, -np.inf)),
-    "huge": _each(lambda o: np.full(_arr(o).shape, 10**30, dtype=object)),
+    "huge int": _each(lambda o: np.full(_arr(o).shape, 10**30, dtype=object)),
+    "int64 max": _each(lambda o: np.full(_arr(o).shape, np.iinfo(np.int64).max)),
+    "huge float": _each(lambda o: np.full(_arr(o).shape, -1.7e308)),
     "item short": lambda out: tuple(out)[:-1] if isinstance(out, (tuple, list)) else (out,),
     "item more": lambda out: (*out, None) if isinstance(out, tuple) else (out, out),
     "items swapped": lambda out: tuple(reversed(out)) if isinstance(out, tuple) else [out],
@@ -237,6 +239,7 @@ def assert_answers(check, fn):
     assert UNREADABLE not in text, text  # no value here has code of its own that could fail
     assert "Traceback" not in text, text
     assert result.message.startswith(("Not yet right", "Correct", "Not attempted yet")), text
+    assert result.status != "wrong" or result.hint, text  # a wrong answer always gets a hint
     result._repr_html_()  # the notebook's view of it
 
 
