@@ -11,10 +11,7 @@ from learner_answers import answer
 
 #: Answers this module's checkers get wrong today (issue 24), by answer id, with what goes wrong. The
 #: precision test runs them as xfail(strict=True): it fails once a fix lands, and the entry must go.
-KNOWN_GAPS = {
-    "causal_mask:more_causal_size_minus_one":
-        "crash: the checker itself hit an unexpected error (max() arg is an empty sequence)",
-}
+KNOWN_GAPS = {}
 
 
 # ============================================================================ my_padding_mask(lengths, T)

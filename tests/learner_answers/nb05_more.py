@@ -227,7 +227,8 @@ def more_capstone_raw_scores(x, lengths, w_q, w_k, w_v, w_o, num_heads):
     return cu.merge_heads(scores @ v) @ w_o, scores
 
 
-@answer("capstone_layer", expect="one head", note="issue 24: splits heads, but returns the weights averaged over the heads")
+@answer("capstone_layer", expect="weights averaged over heads",
+        note="issue 24: splits heads, but returns the weights averaged over the heads")
 def more_capstone_weights_mean_heads(x, lengths, w_q, w_k, w_v, w_o, num_heads):
     x, lengths = np.asarray(x, dtype=float), np.asarray(lengths)
     B, T, _ = x.shape
