@@ -14,7 +14,18 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import course_utils as cu
-from course_utils.checks import CHECKERS, DEFAULT_HINTS, NOT_A_USUAL_MISTAKE, Case, KnownMistake, heads, masks, reading, run_check
+from course_utils.checks import (
+    CHECKERS,
+    DEFAULT_HINTS,
+    NOT_A_USUAL_MISTAKE,
+    Case,
+    KnownMistake,
+    heads,
+    learned,
+    masks,
+    reading,
+    run_check,
+)
 from course_utils.checks._invariants import DECLARED, statements
 
 CASE = Case("a case", ())
@@ -68,13 +79,22 @@ def test_nan_where_nan_is_expected_is_not_reported():
 # ---------------------------------------------------------------------------------------------------- the dtype
 def test_an_integer_dtype_is_named():
     assert said(np.array([0, 1]), np.array([0.5, 0.5])) == [
-        "The dtype of its result is int64, whole numbers only; expected floats (dtype float64)."]
+        "The dtype of its result is int64, whole numbers only; expected floats."]
     assert said(np.array([0.0, 1.0]), np.array([0.5, 0.5])) == []
 
 
 # ---------------------------------------------------------------------------------------------------- weights
 def weights(got, expected=CAUSAL_W, exercise="masked_attention"):
-    return statements(exercise, (np.zeros(3), expected), (np.zeros(3), got), CASE, ("output", "weights"))
+    """The statements on weights ``got`` (with an output that is wrong too)."""
+    return statements(exercise, (np.zeros(3), expected), (np.ones(3), got), CASE, ("output", "weights"))
+
+
+def test_which_outputs_are_right():
+    names = ("q", "k", "v")
+    assert said((E + 1, E, E), (E, E, E), names=names) == ["Its k and v are right; its q is not."]
+    assert said((E, E + 1, E + 1), (E, E, E), names=names) == ["Its q is right; its k and v are not."]
+    assert said((E, E * 2), (E, E), names=("output", "weights")) == ["Its output is right; its weights are not."]
+    assert said((E + 1, E + 1), (E, E), names=("output", "weights")) == []
 
 
 def test_rows_that_do_not_sum_to_one():
@@ -82,11 +102,10 @@ def test_rows_that_do_not_sum_to_one():
         "Attention weights sum to 1 over the keys, but weights[0] sums to 0.7071 (3 of its 3 rows do not sum to 1)."]
     one_row = CAUSAL_W.copy()
     one_row[2] *= 0.9999995
-    assert weights(one_row) == []  # within 1e-6 of one: not reported
+    assert weights(one_row) == ["Its weights are right; its output is not."]  # within 1e-6 of one: not reported
     one_row[2] = [0.5, 0.25, 0.25 + 2e-6]
     assert weights(one_row) == ["Attention weights sum to 1 over the keys, but weights[2] sums to 1.000002."]
-    assert statements("attention_row", (np.zeros(2), np.array([0.5, 0.5])), [np.zeros(2), np.array([1.0, 2.0])],
-                      CASE, ("output", "weights")) == [
+    assert weights(np.array([1.0, 2.0]), np.array([0.5, 0.5]), "attention_row") == [
         "Attention weights sum to 1 over the keys, but its weights sum to 3.0."]
 
 
@@ -98,7 +117,7 @@ def test_a_row_with_no_permitted_key_sums_to_zero_where_weight_is_hidden():
     assert weights(got, expected)[0] == (
         "Attention weights sum to 0 over the keys where no key is permitted, but weights[0] sums to 1.0.")
     # in an exercise without hidden keys, zeros in the expected weights say nothing about a mask
-    assert statements("self_attention", (np.zeros(3), expected), (np.zeros(3), got), CASE, ("output", "weights")) == []
+    assert weights(got, expected, exercise="self_attention") == []
 
 
 def test_weight_on_a_hidden_key_names_the_row_and_the_key():
@@ -117,6 +136,30 @@ def test_at_most_three_statements():
     got = CAUSAL_W.T.copy() * 3
     got[0, 0] = np.nan
     assert len(weights(got)) == 3
+
+
+# ---------------------------------------------------------------------------------------------------- gradients
+def test_a_gradient_of_the_scores_whose_rows_do_not_sum_to_zero():
+    w, g = np.array([[0.5, 0.25, 0.25], [0.2, 0.3, 0.5]]), np.array([[1.0, 0.0, 2.0], [0.0, 1.0, 0.0]])
+    right = cu.lessons.training.softmax_backward(w, g)
+    sum_of_g = w * (g - g.sum(axis=-1, keepdims=True))  # the learner subtracts sum(g), not sum(w * g)
+    assert said(sum_of_g, right, "softmax_backward") == [
+        "A gradient with respect to the scores sums to 0 over each row (adding one number to every score of a row "
+        "changes no weight), but result[0] sums to -2.0 (2 of its 2 rows do not sum to 0)."]
+    assert said(-right, right, "softmax_backward") == []  # a sign flipped keeps the sums at 0: nothing to say
+    assert said(sum_of_g, right, "scaled_scores") == []  # not a gradient there
+
+
+GRADIENTS = {"softmax_backward": (cu.lessons.training.softmax_backward, learned._SB_CASES),
+             "grad_scores": (cu.lessons.training.grad_scores, learned._GS_CASES)}
+
+
+@pytest.mark.parametrize("exercise", sorted(GRADIENTS))
+def test_the_expected_gradients_rows_sum_to_zero(exercise):
+    reference, cases = GRADIENTS[exercise]
+    for case in cases:
+        assert np.allclose(reference(*case.args).sum(axis=-1), 0, atol=1e-9), case.label
+    assert {name for name, d in DECLARED.items() if d.gradient} == set(GRADIENTS)
 
 
 # ---------------------------------------------------------------------------------------------------- the batch

@@ -1,11 +1,10 @@
 """What a wrong answer breaks, said as facts, for the hint when no known mistake explains it.
 
-``statements(exercise, expected, got, case, output_names)`` reads them off the learner's answer and the expected
-one, so each is true by construction: which axis of a shape differs, rows of attention weights that do not sum to
-one (or to zero where no key is permitted), weight on a hidden key, where nan or inf appears, an integer dtype,
-and (given the learner's ``fn``) a batch item whose result changes when it is run alone. ``DECLARED`` says per
-exercise which output holds attention weights, whether the exact zeros of the expected weights are hidden keys
-(a mask or a causal structure in every case) and which arguments carry a batch on axis 0.
+``statements(exercise, expected, got, case, output_names)`` reads them off the answer and the expected one, so
+each is true by construction: the axis of a shape that differs, which outputs are right, nan or inf and where, rows
+of attention weights that do not sum to one (or to zero where no key is permitted), weight on a hidden key, rows of
+a gradient of the scores that do not sum to zero, an integer dtype, and (given the learner's ``fn``) a batch item
+whose result changes when it is run alone. ``DECLARED`` says what each exercise's outputs and arguments hold.
 """
 from dataclasses import dataclass
 
@@ -21,15 +20,15 @@ __all__ = ["DECLARED", "Declared", "statements"]
 
 @dataclass(frozen=True)
 class Declared:
-    """weights : the name of the output holding attention weights ("result" for a single output), or None.
-    hidden : True if the expected weights are exactly 0 only at keys the case hides.
-    batch : ((argument index, its number of axes when it holds a batch), ...).
-    single : what a single output is called in sentences."""
+    """weights, gradient : the output holding attention weights, or a gradient with respect to the scores ("result"
+    for a single output); hidden : the expected weights are exactly 0 only at keys the case hides; batch :
+    ((argument index, its number of axes when it holds a batch on axis 0), ...); single : a single output's name."""
 
     weights: str = None
     hidden: bool = False
     batch: tuple = ()
     single: str = "result"
+    gradient: str = None
 
 
 DECLARED = {
@@ -43,9 +42,15 @@ DECLARED = {
     "merge_heads": Declared(batch=((0, 4),)),
     "causal_mask": Declared(single="mask"),
     "padding_mask": Declared(single="mask"),
+    "softmax_backward": Declared(gradient="result"),
+    "grad_scores": Declared(gradient="result"),
 }
 _MOST = 3  # statements said at most
 _TOL = 1e-6  # a row sum or a hidden weight further than this from the expected one is reported
+_WEIGHT_SUMS = ((1, "Attention weights sum to 1 over the keys"),
+                (0, "Attention weights sum to 0 over the keys where no key is permitted"))
+_GRADIENT_SUMS = ((0, "A gradient with respect to the scores sums to 0 over each row (adding one number to every "
+                      "score of a row changes no weight)"),)
 
 
 def statements(exercise, expected, got, case, output_names=None, *, fn=None, time_limit=None):
@@ -55,30 +60,40 @@ def statements(exercise, expected, got, case, output_names=None, *, fn=None, tim
     items = _items(expected, got, output_names, declared.single)
     said = [s for name, e, g in items for s in _shape(name, e, g)]
     items = [(name, e, g) for name, e, g in items if e.shape == g.shape]
-    if not said and items:
-        said = [s for name, e, g in items for s in _nonfinite(name, e, g)]
-        said += [s for name, e, g in items if name == declared.weights for s in _weights(name, e, g, declared)]
-        said += [s for name, e, g in items for s in _dtype(name, e, g)]
-        if fn is not None and declared.batch and len(said) < _MOST:
-            said += _batch(fn, case.args, declared, expected, output_names, items, time_limit)
+    if said or not items:
+        return said[:_MOST]
+    said = _right_parts(items) if len(items) > 1 else []
+    for name, e, g in items:
+        if e.dtype.kind != "f" or g.dtype.kind not in "iuf":
+            continue
+        said += _nonfinite(name, e, g)
+        if name == declared.weights and g.ndim:
+            said += _row_sums(name, e, g, _WEIGHT_SUMS[: 1 + declared.hidden]) + (
+                _hidden(name, e, g) if declared.hidden else [])
+        if name == declared.gradient and g.ndim:
+            said += _row_sums(name, e, g, _GRADIENT_SUMS)
+        if g.dtype.kind != "f":
+            said.append(f"The dtype of its {name} is {g.dtype}, whole numbers only; expected floats.")
+    if fn is not None and declared.batch and len(said) < _MOST:
+        said += _batch(fn, case.args, declared, expected, output_names, items, time_limit)
     return said[:_MOST]
 
 
 def _items(expected, got, output_names, single):
-    """[(name, expected array, got array)] of the outputs that are arrays of numbers."""
-    if isinstance(expected, tuple):
-        if not isinstance(got, (tuple, list)) or len(got) != len(expected):
-            return []
+    """[(name, expected array, got array)] of the outputs that are arrays of numbers (or of bool: a mask)."""
+    if not isinstance(expected, tuple):
+        pairs = [(single, expected, got)]
+    elif isinstance(got, (tuple, list)) and len(got) == len(expected):
         pairs = zip(output_names or [f"item {i}" for i in range(len(expected))], expected, got)
     else:
-        pairs = [(single, expected, got)]
+        return []
     items = []
     for name, e, g in pairs:
         try:
             e, g = np.asarray(e), np.asarray(g)
-        except Exception:
+        except Exception:  # ragged lists, objects that refuse conversion
             continue
-        if e.dtype.kind in "iufb" and g.dtype.kind in "iufb":  # bool: a mask (its shape is all that is read)
+        if e.dtype.kind in "iufb" and g.dtype.kind in "iufb":
             items.append((name, e, g))
     return items
 
@@ -89,7 +104,7 @@ def _shape(name, e, g):
     if g.ndim == e.ndim:
         differ = [i for i in range(g.ndim) if g.shape[i] != e.shape[i]]
         if len(differ) == 2 and np.swapaxes(e, *differ).shape == g.shape and g.dtype.kind in "iuf" \
-                and np.allclose(np.swapaxes(e, *differ), g, rtol=RTOL, atol=ATOL, equal_nan=True):
+                and _close(np.swapaxes(e, *differ), g):
             return [f"Swapping axes {differ[0]} and {differ[1]} of its {name} gives the expected values."]
         return [f"Axis {i} of its {name} has size {g.shape[i]}; expected {e.shape[i]}." for i in differ[:2]]
     for i in range(max(g.ndim, e.ndim)):
@@ -100,67 +115,51 @@ def _shape(name, e, g):
     return [f"Its {name} holds as many values as expected ({g.size}), in another shape."] if g.size == e.size else []
 
 
-def _nonfinite(name, e, g):
-    if g.dtype.kind != "f" or e.dtype.kind != "f":
+def _right_parts(items):
+    """'Its k and v are right; its q is not.'"""
+    right = [name for name, e, g in items if _close(e, g)]
+    wrong = [name for name, e, g in items if name not in right]
+    if not right or not wrong:
         return []
+    return [f"Its {' and '.join(right)} {_are(right)} right; its {' and '.join(wrong)} {_are(wrong)} not."]
+
+
+def _nonfinite(name, e, g):
     parts = []
     for word, found in (("nan (not a number)", np.isnan(g)), ("inf", np.isposinf(g)), ("-inf", np.isneginf(g))):
-        found = found & np.isfinite(e)
-        if found.any():
-            parts.append(f"{word} {_where(name, np.argwhere(found), g.ndim)}")
-    has = _verb(name, "has", "have")
+        rows = list(dict.fromkeys(tuple(p[: max(g.ndim - 1, 1)]) for p in np.argwhere(found & np.isfinite(e))))
+        if rows:
+            more = f" and {len(rows) - 2} more" if len(rows) > 2 else ""
+            where = " and ".join(_at(name, r) for r in rows[:2])
+            parts.append(f"{word} {'at' if g.ndim == 1 else 'in row'} {where}{more}" if g.ndim else word)
+    has = "have" if _are([name]) == "are" else "has"
     return [f"Its {name} {has} {' and '.join(parts)}, where the expected values are finite."] if parts else []
 
 
-def _where(name, positions, ndim):
-    """'at result[2]', 'in row weights[0, 1]' (rows: every axis but the last), up to two places, 'and N more'."""
-    if ndim == 0:
-        return ""
-    places = list(dict.fromkeys(tuple(int(i) for i in p[: max(ndim - 1, 1)]) for p in positions))
-    shown = " and ".join(f"{name}[{', '.join(map(str, p))}]" for p in places[:2])
-    more = f" and {len(places) - 2} more" if len(places) > 2 else ""
-    return f"{'at' if ndim == 1 else 'in row'} {shown}{more}"
-
-
-def _weights(name, e, g, declared):
-    """Rows that do not sum to 1 (or to 0 where no key is permitted) and weight on hidden keys."""
-    if g.ndim == 0 or g.dtype.kind not in "iuf" or e.dtype.kind != "f":
-        return []
+def _row_sums(name, e, g, targets):
+    """For each (target, opening): the first row of ``g`` that does not sum to ``target`` where the expected does."""
+    sums, scale = g.sum(axis=-1, dtype=float), np.maximum(1, np.abs(g).max(axis=-1, initial=0))
     said = []
-    sums, want = g.sum(axis=-1, dtype=float), e.sum(axis=-1, dtype=float)
-    for target, why in ((1, ""), (0, " where no key is permitted"))[: 1 + declared.hidden]:
-        bad = np.isfinite(sums) & (np.abs(want - target) < _TOL) & (np.abs(sums - target) > _TOL)
+    for target, opening in targets:
+        bad = np.isfinite(sums) & (np.abs(e.sum(axis=-1) - target) < _TOL) & (np.abs(sums - target) > _TOL * scale)
         if bad.any():
-            row = tuple(int(i) for i in np.argwhere(bad)[0])
-            which = f"{name}[{', '.join(map(str, row))}] sums" if row else f"its {name} {_verb(name, 'sums', 'sum')}"
+            row = tuple(np.argwhere(bad)[0])
+            which = f"{_at(name, row)} sums" if row else f"its {name} {'sum' if _are([name]) == 'are' else 'sums'}"
             more = f" ({int(bad.sum())} of its {bad.size} rows do not sum to {target})" if bad.sum() > 1 else ""
-            said.append(f"Attention weights sum to {target} over the keys{why}, but {which} to "
-                        f"{_number(sums[row], target)}{more}.")
-    if declared.hidden and g.ndim >= 2:
-        leak = (e == 0) & np.isfinite(g) & (np.abs(g) > _TOL)
-        if leak.any():
-            *_, i, j = place = tuple(int(k) for k in np.argwhere(leak)[0])
-            later = f"; key {j} comes after query {i}" if j > i else ""
-            more = f", one of {int(leak.sum())} such places" if leak.sum() > 1 else ""
-            said.append(f"Weight on a hidden key: {name}[{', '.join(map(str, place))}] is "
-                        f"{_number(g[place], 0)} where the expected weight is 0 (key {j} is hidden{later}){more}.")
+            said.append(f"{opening}, but {which} to {_number(sums[row], target)}{more}.")
     return said
 
 
-def _number(value, target):
-    """The value with 4 decimals, or with more when 4 would show the target itself."""
-    text = fmt_value(float(value))
-    return text if float(text) != target else f"{float(value):.8g}"
-
-
-def _verb(name, one, many):
-    return many if name.endswith("s") else one
-
-
-def _dtype(name, e, g):
-    if e.dtype.kind == "f" and g.dtype.kind in "iub":
-        return [f"The dtype of its {name} is {g.dtype}, whole numbers only; expected floats (dtype {e.dtype})."]
-    return []
+def _hidden(name, e, g):
+    """The first place where ``g`` puts weight on a key whose expected weight is exactly 0."""
+    leak = (e == 0) & np.isfinite(g) & (np.abs(g) > _TOL)
+    if g.ndim < 2 or not leak.any():
+        return []
+    *_, i, j = place = tuple(np.argwhere(leak)[0])
+    later = f"; key {j} comes after query {i}" if j > i else ""
+    more = f", one of {int(leak.sum())} such places" if leak.sum() > 1 else ""
+    return [f"Weight on a hidden key: {_at(name, place)} is {_number(g[place], 0)} where the expected weight is 0 "
+            f"(key {j} is hidden{later}){more}."]
 
 
 def _batch(fn, args, declared, expected, output_names, items, time_limit):
@@ -175,9 +174,27 @@ def _batch(fn, args, declared, expected, output_names, items, time_limit):
         if put_back(course) or not call.ran or call.error is not None:
             return []
         alone = {name: g for name, _, g in _items(expected, call.value, output_names, declared.single)}
-        for name, _, g in items:
-            g1, g = alone.get(name), g[b:b + 1]
-            if g1 is not None and g1.shape == g.shape and not np.allclose(g1, g, rtol=RTOL, atol=ATOL, equal_nan=True):
-                return [f"Batch item {b} run alone (a batch of 1) gets another {name} than inside the batch of "
-                        f"{size}: the result for one item depends on the other items or on their number."]
+        differ = [name for name, _, g in items
+                  if name in alone and alone[name].shape == g[b:b + 1].shape and not _close(g[b:b + 1], alone[name])]
+        if differ:
+            return [f"Batch item {b} run alone (a batch of 1) gets another {differ[0]} than inside the batch of "
+                    f"{size}: the result for one item depends on the other items or on their number."]
     return []
+
+
+def _close(e, g):
+    return bool(np.allclose(np.asarray(g, float), np.asarray(e, float), rtol=RTOL, atol=ATOL, equal_nan=True))
+
+
+def _at(name, index):
+    return f"{name}[{', '.join(str(int(i)) for i in index)}]"
+
+
+def _number(value, target):
+    """The value with 4 decimals, or with more when 4 would show the target itself."""
+    text = fmt_value(float(value))
+    return text if float(text) != target else f"{float(value):.8g}"
+
+
+def _are(names):
+    return "are" if len(names) > 1 or names[0].endswith("s") else "is"
