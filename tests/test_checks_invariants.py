@@ -60,6 +60,20 @@ def test_the_shape_of_a_named_output_and_of_a_mask():
         "Without its axis 1 (of size 1), its mask would have the expected shape."]
 
 
+def test_axes_of_the_same_size_swapped():
+    square = np.arange(8.0).reshape(2, 2, 2)
+    assert said(np.swapaxes(square, 0, 2), square) == ["Swapping axes 0 and 2 of its result gives the expected values."]
+    assert said(square + 1, square) == []
+
+
+def test_a_mask_row_with_another_number_of_true_entries():
+    causal = np.tril(np.ones((3, 3), bool))
+    all_true = np.ones((3, 3), bool)
+    assert statements("causal_mask", causal, all_true, CASE) == ["Row mask[0] has 3 True entries; expected 1."]
+    assert statements("causal_mask", causal, np.flipud(np.triu(all_true)), CASE) == []  # each row's count is right
+    assert statements("causal_mask", causal, all_true.astype(float), CASE) == []  # 0/1 or 0/-inf: read by the checker
+
+
 # ---------------------------------------------------------------------------------------------------- nan and inf
 def test_nan_and_inf_are_named_apart_with_their_rows():
     got = E.copy()
@@ -225,9 +239,10 @@ ANSWERS = st.one_of(
 
 
 @settings(max_examples=150, deadline=None)
-@given(got=ANSWERS, pair=st.booleans(), exercise=st.sampled_from(sorted(DECLARED) + ["toy"]))
-def test_any_answer_gets_a_list_of_sentences(got, pair, exercise):
-    expected = (np.zeros(3), CAUSAL_W) if pair else CAUSAL_W
+@given(got=ANSWERS, pair=st.booleans(), mask=st.booleans(), exercise=st.sampled_from(sorted(DECLARED) + ["toy"]))
+def test_any_answer_gets_a_list_of_sentences(got, pair, mask, exercise):
+    expected = CAUSAL if mask else CAUSAL_W
+    expected = (np.zeros(3), expected) if pair else expected
     answer = (np.zeros(3), got) if pair else got
     found = statements(exercise, expected, answer, CASE, ("output", "weights") if pair else None)
     assert isinstance(found, list) and all(isinstance(s, str) and s.endswith(".") for s in found)

@@ -64,6 +64,7 @@ def statements(exercise, expected, got, case, output_names=None, *, fn=None, tim
         return said[:_MOST]
     said = _right_parts(items) if len(items) > 1 else []
     for name, e, g in items:
+        said += _swapped(name, e, g) + (_mask_rows(name, e, g) if e.dtype.kind == g.dtype.kind == "b" else [])
         if e.dtype.kind != "f" or g.dtype.kind not in "iuf":
             continue
         said += _nonfinite(name, e, g)
@@ -113,6 +114,24 @@ def _shape(name, e, g):
         if e.ndim > g.ndim and e.shape[:i] + e.shape[i + 1:] == g.shape:
             return [f"Its {name} lacks axis {i} of the expected shape {e.shape} (of size {e.shape[i]})."]
     return [f"Its {name} holds as many values as expected ({g.size}), in another shape."] if g.size == e.size else []
+
+
+def _swapped(name, e, g):
+    """Two axes of the same size swapped: the values are the expected ones, transposed."""
+    pairs = [(i, j) for i in range(g.ndim) for j in range(i + 1, g.ndim) if g.shape[i] == g.shape[j]]
+    if g.dtype.kind not in "iuf" or _close(e, g):
+        return []
+    return [f"Swapping axes {i} and {j} of its {name} gives the expected values."
+            for i, j in pairs if _close(e, np.swapaxes(g, i, j))][:1]
+
+
+def _mask_rows(name, e, g):
+    """The first row of a boolean mask with another number of True entries than expected."""
+    got, want = g.sum(axis=-1), e.sum(axis=-1)
+    if g.ndim == 0 or (got == want).all():
+        return []
+    row = tuple(np.argwhere(got != want)[0])
+    return [f"Row {_at(name, row)} has {got[row]} True entries; expected {want[row]}."]
 
 
 def _right_parts(items):
