@@ -207,7 +207,7 @@ def test_a_result_that_depends_on_the_other_items_of_the_batch():
     assert found[1].startswith("Batch item 0 run alone (a batch of 1) gets another output than inside the batch")
 
 
-def test_the_batch_is_not_blamed_when_each_item_is_right_alone_or_cannot_run_alone():
+def test_the_batch_is_not_blamed_when_each_item_is_right_alone_cannot_run_alone_or_is_random():
     def doubled(q, k, v, mask):  # wrong everywhere, but each item alone as in the batch
         output, w = cu.scaled_dot_product_attention(q, k, v, mask)
         return 2 * output, w
@@ -222,8 +222,12 @@ def test_the_batch_is_not_blamed_when_each_item_is_right_alone_or_cannot_run_alo
             time.sleep(5)
         return masked_attention_sum_whole_array(q, k, v, mask)
 
+    def dropout(q, k, v, mask):  # a random function: another result each time, whatever the batch
+        output, w = cu.scaled_dot_product_attention(q, k, v, mask)
+        return output * (np.random.default_rng().random(output.shape) > 0.1), w
+
     expected = cu.scaled_dot_product_attention(*BATCH_OF_2.args)
-    for fn in (doubled, needs_two, slow_alone):
+    for fn in (doubled, needs_two, slow_alone, dropout):
         start = time.monotonic()
         found = statements("masked_attention", expected, fn(*BATCH_OF_2.args), BATCH_OF_2, ("output", "weights"),
                            fn=fn, time_limit=0.3)
