@@ -40,10 +40,8 @@ DECLARED = {
     "capstone_layer": Declared("weights", hidden=True, batch=((0, 3), (1, 1))),
     "split_heads": Declared(batch=((0, 3),)),
     "merge_heads": Declared(batch=((0, 4),)),
-    "causal_mask": Declared(single="mask"),
-    "padding_mask": Declared(single="mask"),
-    "softmax_backward": Declared(gradient="result"),
-    "grad_scores": Declared(gradient="result"),
+    **dict.fromkeys(("causal_mask", "padding_mask"), Declared(single="mask")),
+    **dict.fromkeys(("softmax_backward", "grad_scores"), Declared(gradient="result")),
 }
 _MOST = 3  # statements said at most
 _TOL = 1e-6  # a row sum or a hidden weight further than this from the expected one is reported
@@ -123,10 +121,8 @@ def _swapped(name, e, g):
 def _mask_rows(name, e, g):
     """The first row of a boolean mask with another number of True entries than expected."""
     got, want = g.sum(axis=-1), e.sum(axis=-1)
-    if g.ndim == 0 or (got == want).all():
-        return []
-    row = tuple(np.argwhere(got != want)[0])
-    return [f"Row {_at(name, row)} has {got[row]} True entries; expected {want[row]}."]
+    rows = [tuple(r) for r in np.argwhere(got != want)] if g.ndim else []
+    return [f"Row {_at(name, rows[0])} has {got[rows[0]]} True entries; expected {want[rows[0]]}."] if rows else []
 
 
 def _right_parts(items):
