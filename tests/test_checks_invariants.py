@@ -235,6 +235,37 @@ def test_the_batch_is_not_blamed_when_each_item_is_right_alone_cannot_run_alone_
         assert time.monotonic() - start < 3
 
 
+# ---------------------------------------------------------------------------------------------------- the heads
+def mha_split_input_columns(x, w_q, w_k, w_v, w_o, num_heads, mask=None):  # the learner's: x's columns per head
+    d_head = x.shape[-1] // num_heads
+    outputs, weights = [], []
+    for h in range(num_heads):
+        cols = slice(h * d_head, (h + 1) * d_head)
+        xh = x[..., cols]
+        q, k, v = xh @ w_q[cols, cols], xh @ w_k[cols, cols], xh @ w_v[cols, cols]
+        scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(d_head)
+        w = cu.softmax(scores if mask is None else np.where(mask, scores, -np.inf))
+        outputs.append(w @ v)
+        weights.append(w)
+    return np.concatenate(outputs, axis=-1) @ w_o, np.stack(weights, axis=-3)
+
+
+HEADS_SAID = ("With the heads in reverse order (their column blocks of w_q, w_k and w_v and row blocks of w_o), its "
+              "output changes; a multi-head layer's output does not depend on the order of its heads.")
+
+
+def test_an_output_that_depends_on_the_order_of_the_heads():
+    case = heads._MHA_CASES[0]  # 2 heads, no mask
+    got = mha_split_input_columns(*case.args)
+    found = statements("multi_head_attention", cu.multi_head_attention(*case.args), got, case, ("output", "weights"),
+                       fn=mha_split_input_columns)
+    assert found == [HEADS_SAID]
+    one_head = heads._MHA_CASES[3]
+    assert statements("multi_head_attention", cu.multi_head_attention(*one_head.args),
+                      mha_split_input_columns(*one_head.args), one_head, ("output", "weights"),
+                      fn=mha_split_input_columns) == []  # one head: no order to change
+
+
 # ---------------------------------------------------------------------------------------------------- never fails
 SHAPES = hnp.array_shapes(min_dims=0, max_dims=4, min_side=0, max_side=4)
 ANSWERS = st.one_of(
@@ -298,7 +329,7 @@ BATCHED = {
 
 
 @pytest.mark.parametrize("exercise", sorted(BATCHED))
-def test_the_declared_batch_is_found_and_the_reference_does_not_depend_on_it(exercise):
+def test_the_declared_batch_is_found_and_the_reference_depends_on_neither_batch_nor_heads(exercise):
     reference, cases, names = BATCHED[exercise]
 
     def twice_when_alone(*args):
@@ -313,6 +344,7 @@ def test_the_declared_batch_is_found_and_the_reference_does_not_depend_on_it(exe
         found += bool(statements(exercise, expected, expected, case, names, fn=twice_when_alone))
     assert found >= 1  # a declaration that no case fits would never say anything
     assert {name for name, d in DECLARED.items() if d.batch} == set(BATCHED)
+    assert {name for name, d in DECLARED.items() if d.heads} == {"multi_head_attention", "capstone_layer"}
 
 
 # ---------------------------------------------------------------------------------------------------- in the hint
@@ -381,6 +413,7 @@ LEARNERS = {
     "weights of the heads stacked in front of the batch": (
         "multi_head_attention", lambda *a: (lambda o, w: (o, np.swapaxes(w, 0, 1)))(*multi_head_attention(*a)),
         "Swapping axes 0 and 1 of its weights gives the expected values."),
+    "x's columns split per head": ("multi_head_attention", mha_split_input_columns, HEADS_SAID),
     "swapaxes(0, 1) counted from the front": ("merge_heads", merge_heads_swap_front,
                                               "Batch item 0 run alone (a batch of 1) gets another result"),
 }

@@ -3,8 +3,9 @@
 ``statements(exercise, expected, got, case, output_names)`` reads them off the answer and the expected one, so
 each is true by construction: the axis of a shape that differs, which outputs are right, nan or inf and where, rows
 of attention weights that do not sum to one (or to zero where no key is permitted), weight on a hidden key, rows of
-a gradient of the scores that do not sum to zero, an integer dtype, and (given the learner's ``fn``) a batch item
-whose result changes when it is run alone. ``DECLARED`` says what each exercise's outputs and arguments hold.
+a gradient of the scores that do not sum to zero, an integer dtype, and (given the learner's ``fn``, run again) a
+batch item whose result changes when it is run alone, an output that changes when the heads are reversed.
+``DECLARED`` says what each exercise's outputs and arguments hold.
 """
 from dataclasses import dataclass
 
@@ -22,13 +23,15 @@ __all__ = ["DECLARED", "Declared", "statements"]
 class Declared:
     """weights, gradient : the output holding attention weights, or a gradient with respect to the scores ("result"
     for a single output); hidden : the expected weights are exactly 0 only at keys the case hides; batch :
-    ((argument index, its number of axes when it holds a batch on axis 0), ...); single : a single output's name."""
+    ((argument index, its number of axes when it holds a batch on axis 0), ...); single : a single output's name;
+    heads : the indices of the arguments w_q, w_k, w_v, w_o and num_heads."""
 
     weights: str = None
     hidden: bool = False
     batch: tuple = ()
     single: str = "result"
     gradient: str = None
+    heads: tuple = ()
 
 
 DECLARED = {
@@ -36,8 +39,8 @@ DECLARED = {
     "attention_row": Declared("weights"),
     "self_attention": Declared("weights"),
     "masked_attention": Declared("weights", hidden=True, batch=((0, 3), (1, 3), (2, 3), (3, 3))),
-    "multi_head_attention": Declared("weights", hidden=True, batch=((0, 3), (6, 3))),
-    "capstone_layer": Declared("weights", hidden=True, batch=((0, 3), (1, 1))),
+    "multi_head_attention": Declared("weights", hidden=True, batch=((0, 3), (6, 3)), heads=(1, 2, 3, 4, 5)),
+    "capstone_layer": Declared("weights", hidden=True, batch=((0, 3), (1, 1)), heads=(2, 3, 4, 5, 6)),
     "split_heads": Declared(batch=((0, 3),)),
     "merge_heads": Declared(batch=((0, 4),)),
     **dict.fromkeys(("causal_mask", "padding_mask"), Declared(single="mask")),
@@ -53,7 +56,7 @@ _GRADIENT_SUMS = ((0, "A gradient with respect to the scores sums to 0 over each
 
 def statements(exercise, expected, got, case, output_names=None, *, fn=None, time_limit=None):
     """The sentences (a list, maybe empty) saying what ``got`` breaks; ``fn`` (the learner's function) is
-    called again, on each item of a batch alone, only when the exercise declares a batch."""
+    called again only when the exercise declares a batch or heads, under ``time_limit``."""
     declared = DECLARED.get(exercise, Declared())
     items = _items(expected, got, output_names, declared.single)
     said = [s for name, e, g in items if e.shape != g.shape for s in _shape(name, e, g)]
@@ -73,8 +76,8 @@ def statements(exercise, expected, got, case, output_names=None, *, fn=None, tim
             said += _row_sums(name, e, g, _GRADIENT_SUMS)
         if g.dtype.kind != "f":
             said.append(f"The dtype of its {name} is {g.dtype}, whole numbers only; expected floats.")
-    if fn is not None and declared.batch and len(said) < _MOST:
-        said += _batch(fn, case.args, declared, expected, output_names, items, time_limit)
+    if fn is not None and (declared.batch or declared.heads) and len(said) < _MOST:
+        said += _reruns(fn, case.args, declared, expected, output_names, items, time_limit)
     return said[:_MOST]
 
 
@@ -172,25 +175,35 @@ def _hidden(name, e, g):
             f"(key {j} is hidden{later}){more}."]
 
 
-def _batch(fn, args, declared, expected, output_names, items, time_limit):
-    """A batch item whose result, run alone (a batch of 1), differs from its result inside the batch."""
-    sizes = {np.shape(args[i])[0] if np.ndim(args[i]) == ndim else None for i, ndim in declared.batch}
-    size = sizes.pop() if len(sizes) == 1 else None
-    batched = {i for i, _ in declared.batch}
-    for b in ([None, *range(size)] if size and size > 1 else []):  # None: the whole batch again
-        part = slice(None) if b is None else slice(b, b + 1)
+def _reruns(fn, args, declared, expected, output_names, items, time_limit):
+    """What running ``fn`` again shows: a batch item whose result changes when it is run alone, an output that
+    changes when the heads are reversed. Nothing when the same input gives another result (a random function)."""
+    def differ(new_args, part=slice(None), only=None):
+        """The outputs of ``fn(*new_args)`` other than ``got[part]`` (None when the call fails)."""
         course = course_snapshot()
-        call = call_learner(fn, tuple(a[part] if i in batched else a for i, a in enumerate(args)), time_limit=time_limit)
+        call = call_learner(fn, new_args, time_limit=time_limit)
         if put_back(course) or not call.ran or call.error is not None:
-            return []
-        alone = {name: g for name, _, g in _items(expected, call.value, output_names, declared.single)}
-        differ = [name for name, _, g in items
-                  if name in alone and alone[name].shape == g[part].shape and not _close(g[part], alone[name])]
-        if differ and b is None:  # another result for the same input: a random function, nothing to say
-            return []
-        if differ:
-            return [f"Batch item {b} run alone (a batch of 1) gets another {differ[0]} than inside the batch of "
+            return None
+        outputs = {name: g for name, _, g in _items(expected, call.value, output_names, declared.single)}
+        return [name for name, _, g in items[:only] if name in outputs and outputs[name].shape == g[part].shape
+                and not _close(g[part], outputs[name])]
+
+    if differ(args) != []:
+        return []
+    sizes = {np.shape(args[i])[0] if np.ndim(args[i]) == ndim else None for i, ndim in declared.batch}
+    size = sizes.pop() if len(sizes) == 1 and None not in sizes else 0
+    for b in range(size if size > 1 else 0):
+        alone = differ(tuple(a[b:b + 1] if i in dict(declared.batch) else a for i, a in enumerate(args)), slice(b, b + 1))
+        if alone:
+            return [f"Batch item {b} run alone (a batch of 1) gets another {alone[0]} than inside the batch of "
                     f"{size}: the result for one item depends on the other items or on their number."]
+    if declared.heads and int(args[declared.heads[-1]]) > 1:
+        *blocks, h = declared.heads
+        order = np.arange(np.shape(args[blocks[0]])[1]).reshape(int(args[h]), -1)[::-1].ravel()  # heads reversed
+        turned = {**{i: np.asarray(args[i])[:, order] for i in blocks[:3]}, blocks[3]: np.asarray(args[blocks[3]])[order]}
+        if differ(tuple(turned.get(i, a) for i, a in enumerate(args)), only=1):
+            return [f"With the heads in reverse order (their column blocks of w_q, w_k and w_v and row blocks of w_o), "
+                    f"its {items[0][0]} changes; a multi-head layer's output does not depend on the order of its heads."]
     return []
 
 
