@@ -24,7 +24,8 @@ class Declared:
     """weights, gradient : the output holding attention weights, or a gradient with respect to the scores ("result"
     for a single output); hidden : the expected weights are exactly 0 only at keys the case hides; batch :
     ((argument index, its number of axes when it holds a batch on axis 0), ...); single : a single output's name;
-    heads : the indices of the arguments w_q, w_k, w_v, w_o and num_heads."""
+    heads : the indices of the arguments w_q, w_k, w_v, w_o and num_heads (the output named "output" must not
+    change when the heads are reversed)."""
 
     weights: str = None
     hidden: bool = False
@@ -179,14 +180,14 @@ def _reruns(fn, args, declared, expected, output_names, items, time_limit):
     """What running ``fn`` again shows: a batch item whose result changes when it is run alone, an output that
     changes when the heads are reversed. Nothing when the same input gives another result (a random function)."""
     def differ(new_args, part=slice(None), only=None):
-        """The outputs of ``fn(*new_args)`` other than ``got[part]`` (None when the call fails)."""
+        """The outputs (named ``only``, or all) of ``fn(*new_args)`` other than ``got[part]``; None if the call fails."""
         course = course_snapshot()
         call = call_learner(fn, new_args, time_limit=time_limit)
         if put_back(course) or not call.ran or call.error is not None:
             return None
         outputs = {name: g for name, _, g in _items(expected, call.value, output_names, declared.single)}
-        return [name for name, _, g in items[:only] if name in outputs and outputs[name].shape == g[part].shape
-                and not _close(g[part], outputs[name])]
+        return [name for name, _, g in items if only in (None, name) and name in outputs
+                and outputs[name].shape == g[part].shape and not _close(g[part], outputs[name])]
 
     if differ(args) != []:
         return []
@@ -201,9 +202,9 @@ def _reruns(fn, args, declared, expected, output_names, items, time_limit):
         *blocks, h = declared.heads
         order = np.arange(np.shape(args[blocks[0]])[1]).reshape(int(args[h]), -1)[::-1].ravel()  # heads reversed
         turned = {**{i: np.asarray(args[i])[:, order] for i in blocks[:3]}, blocks[3]: np.asarray(args[blocks[3]])[order]}
-        if differ(tuple(turned.get(i, a) for i, a in enumerate(args)), only=1):
-            return [f"With the heads in reverse order (their column blocks of w_q, w_k and w_v and row blocks of w_o), "
-                    f"its {items[0][0]} changes; a multi-head layer's output does not depend on the order of its heads."]
+        if differ(tuple(turned.get(i, a) for i, a in enumerate(args)), only="output"):
+            return ["With the heads in reverse order (their column blocks of w_q, w_k and w_v and row blocks of w_o), "
+                    "its output changes; a multi-head layer's output does not depend on the order of its heads."]
     return []
 
 
