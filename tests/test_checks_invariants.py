@@ -3,7 +3,7 @@
 Each statement is checked on arrays built for it, then on wrong answers learners write, through ``run_check`` with
 the exercise's own reference and cases and a known-mistake table that explains none of them (so that these tests
 do not depend on which mistakes the checkers name). The declarations (which output holds weights, where weight is
-hidden, which arguments carry a batch) are checked against every case of the exercises.
+hidden, which arguments carry a batch or heads) are checked against every case of the exercises.
 """
 import time
 
