@@ -41,8 +41,7 @@ def said(got, expected=E, exercise="toy", names=None, **kw):
 # ---------------------------------------------------------------------------------------------------- the shape
 def test_a_swap_is_said_only_when_the_values_are_swapped():
     assert said(np.swapaxes(E, 1, 2)) == ["Swapping axes 1 and 2 of its result gives the expected values."]
-    sizes_only = said(E.reshape(2, 4, 3))  # the sizes of a swap, other values: each axis is named
-    assert sizes_only == ["Axis 1 of its result has size 4; expected 3.", "Axis 2 of its result has size 3; expected 4."]
+    assert said(E.reshape(2, 4, 3)) == []  # the sizes of a swap, other values: the problem line names the axes
 
 
 def test_an_extra_or_a_missing_axis_is_named():

@@ -1,11 +1,11 @@
 """What a wrong answer breaks, said as facts, for the hint when no known mistake explains it.
 
 ``statements(exercise, expected, got, case, output_names)`` reads them off the answer and the expected one, so
-each is true by construction: the axis of a shape that differs, which outputs are right, nan or inf and where, rows
-of attention weights that do not sum to one (or to zero where no key is permitted), weight on a hidden key, rows of
-a gradient of the scores that do not sum to zero, an integer dtype, and (given the learner's ``fn``, run again) a
-batch item whose result changes when it is run alone, an output that changes when the heads are reversed.
-``DECLARED`` says what each exercise's outputs and arguments hold.
+each is true by construction: two axes swapped, an axis too many or missing, which outputs are right, nan or inf
+and where, rows of attention weights that do not sum to one (or to zero where no key is permitted), weight on a
+hidden key, rows of a gradient of the scores that do not sum to zero, an integer dtype, and (given the learner's
+``fn``, run again) a batch item whose result changes when it is run alone, an output that changes when the heads
+are reversed. ``DECLARED`` says what each exercise's outputs and arguments hold.
 """
 from dataclasses import dataclass
 
@@ -102,10 +102,9 @@ def _items(expected, got, output_names, single):
 
 
 def _shape(name, e, g):
+    """What the problem line ("axis 1 has size 4, not 3", "3 axes instead of 4") does not say already."""
     if g.ndim == e.ndim:
-        differ = [i for i in range(g.ndim) if g.shape[i] != e.shape[i]]
-        return _swapped(name, e, g) or [f"Axis {i} of its {name} has size {g.shape[i]}; expected {e.shape[i]}."
-                                        for i in differ[:2]]
+        return _swapped(name, e, g)
     for i in range(max(g.ndim, e.ndim)):
         if g.ndim > e.ndim and g.shape[:i] + g.shape[i + 1:] == e.shape:
             return [f"Without its axis {i} (of size {g.shape[i]}), its {name} would have the expected shape."]
