@@ -48,6 +48,9 @@ def test_an_extra_or_a_missing_axis_is_named():
     assert said(E[:, None]) == ["Without its axis 1 (of size 1), its result would have the expected shape."]
     assert said(E.mean(axis=1)) == ["Its result lacks axis 1 of the expected shape (2, 3, 4) (of size 3)."]
     assert said(E.reshape(6, 4)) == ["Its result holds as many values as expected (24), in another shape."]
+    ones = np.ones((1, 3))  # an axis of size 1 more or less: which one, the shapes cannot tell
+    assert said(ones[None], ones) == ["Its result has one axis of size 1 too many."]
+    assert said(ones, ones[None]) == ["Its result has one axis fewer of size 1 than expected."]
     assert said(np.zeros((5, 5))) == []  # nothing true to add to "the shape is (5, 5); expected (2, 3, 4)"
 
 
@@ -69,6 +72,7 @@ def test_a_mask_row_with_another_number_of_true_entries():
     causal = np.tril(np.ones((3, 3), bool))
     all_true = np.ones((3, 3), bool)
     assert statements("causal_mask", causal, all_true, CASE) == ["Row mask[0] has 3 True entries; expected 1."]
+    assert statements("causal_mask", causal, np.eye(3, dtype=bool), CASE) == ["Row mask[1] has 1 True entry; expected 2."]
     assert statements("causal_mask", causal, np.flipud(np.triu(all_true)), CASE) == []  # each row's count is right
     assert statements("causal_mask", causal, all_true.astype(float), CASE) == []  # 0/1 or 0/-inf: read by the checker
 

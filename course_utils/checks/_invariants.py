@@ -105,11 +105,15 @@ def _shape(name, e, g):
     """What the problem line ("axis 1 has size 4, not 3", "3 axes instead of 4") does not say already."""
     if g.ndim == e.ndim:
         return _swapped(name, e, g)
-    for i in range(max(g.ndim, e.ndim)):
-        if g.ndim > e.ndim and g.shape[:i] + g.shape[i + 1:] == e.shape:
-            return [f"Without its axis {i} (of size {g.shape[i]}), its {name} would have the expected shape."]
-        if e.ndim > g.ndim and e.shape[:i] + e.shape[i + 1:] == g.shape:
-            return [f"Its {name} lacks axis {i} of the expected shape {e.shape} (of size {e.shape[i]})."]
+    more, less = (g, e) if g.ndim > e.ndim else (e, g)
+    axes = [i for i in range(more.ndim) if more.shape[:i] + more.shape[i + 1:] == less.shape]  # all of one size
+    if len(axes) > 1:  # which of them is not known: (1, 1, 3) for (1, 3)
+        return [f"Its {name} has {'one axis' if more is g else 'one axis fewer'} of size {more.shape[axes[0]]} "
+                f"{'too many' if more is g else 'than expected'}."]
+    if axes and more is g:
+        return [f"Without its axis {axes[0]} (of size {g.shape[axes[0]]}), its {name} would have the expected shape."]
+    if axes:
+        return [f"Its {name} lacks axis {axes[0]} of the expected shape {e.shape} (of size {e.shape[axes[0]]})."]
     return [f"Its {name} holds as many values as expected ({g.size}), in another shape."] if g.size == e.size else []
 
 
@@ -125,7 +129,8 @@ def _mask_rows(name, e, g):
     """The first row of a boolean mask with another number of True entries than expected."""
     got, want = g.sum(axis=-1), e.sum(axis=-1)
     rows = [tuple(r) for r in np.argwhere(got != want)] if g.ndim else []
-    return [f"Row {_at(name, rows[0])} has {got[rows[0]]} True entries; expected {want[rows[0]]}."] if rows else []
+    return [f"Row {_at(name, rows[0])} has {got[rows[0]]} True {'entry' if got[rows[0]] == 1 else 'entries'}; "
+            f"expected {want[rows[0]]}."] if rows else []
 
 
 def _right_parts(items):
