@@ -322,16 +322,29 @@ def checker(name, *, mistakes=()):
             try:
                 with np.errstate(all="ignore"):  # the learner's call sets its own errstate
                     answer = args[0] if args else next(iter(kwargs.values()), None)
-                    return levelled(name, answer, check(*args, **kwargs))  # a wrong one: its level's texts too
+                    result = levelled(name, answer, check(*args, **kwargs))  # a wrong one: its level's texts too
             except Exception as exc:  # a bug in the checker, not in the learner's code
-                return internal_error(name, exc)
+                result = internal_error(name, exc)
             finally:
                 _RUNNING.reset(running)
+            if _in_a_kernel():  # shown even when the check is not its cell's last line
+                result.show()
+            return result
 
         CHECKERS[name] = Checker(name, guarded, tuple(mistakes), check.__module__)
         return guarded
 
     return decorate
+
+
+def _in_a_kernel():
+    """True when running in a Jupyter kernel (IPython with a kernel attached), where a result can be displayed."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    shell = get_ipython()
+    return getattr(shell, "kernel", None) is not None
 
 
 def unreadable_answer(name, exc):
