@@ -122,3 +122,14 @@ def test_no_guessing_rule_finds_the_right_choice_much_better_than_chance():
             picked = rule(item, shown)
             score += sum(choice.correct for choice in picked) / len(picked)
         assert score <= 5, f"picking {name} choice scores {score:.2f} of {len(items)} review questions"
+
+
+@pytest.mark.parametrize("stem", sorted(reviews.REVIEWS))
+def test_the_stored_outputs_show_the_review_as_it_is(stem):
+    """The static HTML shows the solved notebook's stored outputs: a review edited in content/reviews.toml must be
+    re-executed into them (tools/build.py --execute-solutions STEM)."""
+    review = Review(stem)
+    cells = [c for c in notebook(SOLUTIONS / f"{stem}.ipynb").cells if c.cell_type == "code" and "Review(" in c.source]
+    texts = [o.get("data", {}).get("text/plain") for c in cells for o in c.get("outputs", [])]
+    assert review.questions_text() in texts, (
+        f"{stem}: the stored review is not the current one; run tools/build.py --execute-solutions {stem}")
