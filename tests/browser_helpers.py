@@ -493,11 +493,13 @@ def cells_calling(path, call: str) -> int:
     return sum(cell["cell_type"] == "code" and call in "".join(cell["source"]) for cell in cells)
 
 
-def answer_reviews(page, panel, timeout_ms=15_000):
+def answer_reviews(page, panel, timeout_ms=15_000, keyboard=True):
     """Every review (``.course-review``, notebooks 02-05), by the keyboard alone: each question's first choice
     focused and chosen with Space, then Tab to the next choice and Space again (the frontends take the arrow keys
-    for moving between cells, docs/accessibility.md). The feedback must be empty before a choice and name the choice
-    in words after each (``Right (`` or ``Not this one (``), changing with it. Returns (questions, problems)."""
+    for moving between cells, docs/accessibility.md). ``keyboard=False`` clicks the two choices instead (classic
+    Notebook, whose command mode takes Space for scrolling). The feedback must be empty before a choice and name the
+    choice in words after each (``Right (`` or ``Not this one (``), changing with it. Returns (questions,
+    problems)."""
     problems, answered = [], 0
     for form in panel.locator(".course-review").all():
         form.scroll_into_view_if_needed()
@@ -508,11 +510,15 @@ def answer_reviews(page, panel, timeout_ms=15_000):
                 problems.append(f"review question {n}: feedback before any choice: {note.inner_text()[:60]!r}")
             seen = [""]
             for k, keys in enumerate((("Space",), ("Tab", "Space"))):
-                if k == 0:
+                if not keyboard:
+                    radios.nth(k).click()
+                    keys = ("a click",)
+                elif k == 0:
                     radios.first.focus()
-                for key in keys:
+                for key in keys if keyboard else ():
                     page.keyboard.press(key)
-                if not radios.nth(k).evaluate("(input) => input === document.activeElement && input.checked"):
+                checked, focused = radios.nth(k).evaluate("(input) => [input.checked, input === document.activeElement]")
+                if not checked or (keyboard and not focused):
                     problems.append(f"review question {n}: {' then '.join(keys)} did not choose choice {k + 1}")
                     break
                 deadline = time.monotonic() + timeout_ms / 1000

@@ -245,7 +245,7 @@ def test_notebook_runs_and_every_control_redraws_in_classic_notebook(classic, no
         expected_myths = cells_calling(notebook, "MythOrFact(")
         if myths != expected_myths:
             problems.append(f"{name}: {myths} myth cards on the page, the notebook makes {expected_myths}")
-        reviewed, found = answer_reviews(page, page)
+        reviewed, found = answer_reviews(page, page, keyboard=False)  # classic's command mode takes Space
         problems += [f"{name}: {problem}" for problem in found]
         expected_reviews = len(reviews.REVIEWS.get(Path(notebook).stem, ()))  # questions (content/reviews.toml)
         if reviewed != expected_reviews:
