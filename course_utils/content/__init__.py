@@ -7,6 +7,8 @@ One TOML file per kind of content, in this folder, each with a header that says 
 ``inventory.toml``  the concept inventory's items, choices and feedback (``course_utils.lessons.inventory``)
 ``answers.toml``    the answer keys of the diagnosis exercises of 03 and 05 (their checkers read it; the keys stay
                     out of the notebooks' namespace)
+``parsons.toml``   the Parsons problems of 03 and 04: the lines, the wrong ones and their feedback
+                    (``course_utils.lessons.parsons``)
 ``hint_levels.toml`` each exercise's hints after the first failed check: the idea and the cell that shows it, a step,
                     where to compare with the solved notebook (``course_utils.checks._levels`` reads it)
 

@@ -9,6 +9,7 @@ from course_utils.widgets.inventory import ConceptInventory
 from course_utils.widgets.learned import TrainingDashboard
 from course_utils.widgets.masks import MaskBeforeAfterDashboard, MaskExplorerDashboard
 from course_utils.widgets.myths import MythOrFact
+from course_utils.widgets.parsons import Parsons
 from course_utils.widgets.qkv import ScalingDashboard
 from course_utils.widgets.reading import ValueScaleDashboard
 from course_utils.widgets.review import Review
@@ -17,4 +18,5 @@ from course_utils.widgets.scale import OnlineSoftmaxDashboard
 
 __all__ = ["Dashboard", "float_slider", "AttentionRowDashboard", "ScalingDashboard",
            "MaskExplorerDashboard", "MaskBeforeAfterDashboard", "ValueScaleDashboard",
-           "HeadsDashboard", "OnlineSoftmaxDashboard", "TrainingDashboard", "ConceptInventory", "MythOrFact", "Review"]
+           "HeadsDashboard", "OnlineSoftmaxDashboard", "TrainingDashboard", "ConceptInventory", "MythOrFact", "Parsons",
+           "Review"]
