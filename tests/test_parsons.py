@@ -23,7 +23,7 @@ from course_utils.checks import CHECKERS, CORRECT, Checker
 from course_utils.checks._levels import ATTEMPTS
 from course_utils.lessons import parsons
 from course_utils.widgets import Parsons
-from course_utils.widgets.parsons import BUTTONS, _StaticParsons
+from course_utils.widgets.parsons import BUTTONS
 
 PROBLEMS = list(parsons.PROBLEMS.values())
 KEYS = [problem.key for problem in PROBLEMS]
@@ -178,7 +178,7 @@ def test_a_failure_of_the_course_is_not_blamed_on_the_order(monkeypatch):
 @pytest.mark.parametrize("problem", PROBLEMS, ids=KEYS)
 def test_the_static_view_lists_the_lines_and_folds_a_solution(problem):
     widget = Parsons(problem.key)
-    bundle = _StaticParsons(widget)._repr_mimebundle_()
+    bundle = widget.static_bundle()
     page, text = bundle["text/html"], bundle["text/plain"]
     assert page.startswith("<details>") and "<summary>A solution (try first)</summary>" in page
     folded = page.split("<summary>A solution (try first)</summary>", 1)

@@ -2,18 +2,23 @@
 
 The problems have one home, ``course_utils/content/parsons.toml`` (its header says what each field means); each is
 checked as it is read: a known exercise, distinct lines, every wrong line a named mistake of that exercise's
-checker. The widget is ``course_utils.widgets.Parsons``; it judges an order by running the exercise's checker on it,
-so any order that computes the right thing is accepted.
+checker. ``judge`` judges the learner's function by running the exercise's checker on it, so any order that computes
+the right thing is accepted. The widget is ``course_utils.widgets.Parsons``.
 """
 from __future__ import annotations
 
+import linecache
 import random
 import re
 from dataclasses import dataclass
 
-from course_utils import content
+import numpy as np
 
-__all__ = ["PROBLEMS", "Distractor", "Line", "Problem", "get", "source"]
+from course_utils import content
+from course_utils.checks import CHECKERS, CORRECT
+from course_utils.checks._levels import ATTEMPTS
+
+__all__ = ["PROBLEMS", "Distractor", "Line", "Problem", "get", "judge", "source"]
 
 #: Spaces per indent level.
 INDENT = 4
@@ -80,9 +85,53 @@ def source(problem, lines):
     return "\n".join([problem.def_line, *(" " * INDENT * line.indent + line.code for line in lines)]) + "\n"
 
 
-def _problem(entry, where):
-    from course_utils.checks import CHECKERS  # the checkers import lessons: read them when a problem is read
+def judge(problem, lines, missing=0):
+    """``(correct, text, hint)`` for the function ``lines`` (Line, the learner's order and indents) make, ``missing``
+    right lines not used: each wrong line with its feedback; else the line Python cannot read; else the count of
+    missing lines; else what the exercise's checker says of the function on its cases (numpy as ``np`` and nothing
+    else in its namespace; the exercise's hint levels left as they were). A failure of the course's own code says so.
+    """
+    if not lines:
+        return False, "Your function has no lines yet: choose one in the list and press Use.", None
+    wrong = [f"Line {n}, {line.code}: {line.feedback}" for n, line in enumerate(lines, 1) if isinstance(line, Distractor)]
+    if wrong:
+        return False, "\n".join(wrong), "Leave out the wrong line" + "s" * (len(wrong) > 1) + ", then check again."
+    code, name = source(problem, lines), f"<parsons {problem.key}>"
+    try:
+        compiled = compile(code, name, "exec")
+    except SyntaxError as err:  # source line 1 is the def: the learner's line n is line n + 1
+        n = min(max((err.lineno or 2) - 1, 1), len(lines))
+        said = re.sub(r"line (\d+)", lambda m: f"line {int(m.group(1)) - 1}", err.msg)
+        return False, f"Python cannot read line {n}, {lines[n - 1].code}: {said}.", (
+            "Indent the lines that belong to the def or if above them; a line after them at the same level ends them.")
+    if missing:
+        return False, f"{missing} more of the lines in the list are needed.", "Every right line is used once."
+    try:
+        result = _run(problem, compiled, code, name)
+    except Exception as exc:  # the course's own code failed, not the learner's order
+        return False, (f"The course could not check your order ({type(exc).__name__}: {exc}). This is a problem in "
+                       "the course, not in your order: please report it."), None
+    if result.status == CORRECT:
+        return True, (f"Your function passes all {result.total} cases of {problem.exercise}'s checker. Now write it "
+                      "yourself in the exercise below."), None
+    return False, result.message, result.hint
 
+
+def _run(problem, compiled, code, name):
+    """The exercise's checker on the function, the exercise's hint levels left as they were (this is not it)."""
+    linecache.cache[name] = (len(code), None, code.splitlines(True), name)  # a report shows the learner's line
+    namespace = {"np": np, "__name__": "parsons"}
+    exec(compiled, namespace)  # defines the function, nothing else
+    before = ATTEMPTS.get(problem.exercise)
+    try:
+        return CHECKERS[problem.exercise].function(namespace[problem.function_name])
+    finally:
+        ATTEMPTS.pop(problem.exercise, None)
+        if before is not None:
+            ATTEMPTS[problem.exercise] = before
+
+
+def _problem(entry, where):
     missing = [field for field in ("key", "notebook", "exercise", "def", "lines") if not entry.get(field)]
     if missing:
         raise content.ContentError(f"{where}: no {', '.join(missing)}")
