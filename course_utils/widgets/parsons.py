@@ -178,7 +178,7 @@ class Parsons:
             widget.close()
 
     def __repr__(self):
-        return (f"Parsons problem, whose controls work in a running notebook: {len(self.given)} given lines for "
+        return (f"Parsons problem dashboard, whose controls work in a running notebook: {len(self.given)} given lines for "
                 f"{self.problem.function_name}, some of them wrong, {len(self.program)} in your function (the lines "
                 "are listed as text below, a solution folded).")
 
