@@ -555,3 +555,51 @@ def take_inventory(page, panel, nickname, timeout_ms=15_000):
         problems.append("inventory: no 'Saved in' line after Submit")
     feedback = form.locator(".widget-html", has_text=re.compile(r"Right \(|Not this one|Not answered")).count()
     return questions.count(), feedback, problems
+
+
+def operate_parsons(page, panel, timeout_ms=15_000):
+    """Every Parsons problem (``.course-parsons``, notebooks 03 and 04), by the keyboard alone: the first line of the
+    list focused and chosen with Space, Tab on to Use and Enter: the function shown as text must then hold that line;
+    Tab on to Check and Space: the feedback must say in words that one line is not yet right, and the focus stay on
+    Check. Returns (problems operated, problems)."""
+    problems, done = [], 0
+
+    def tab_to(name, limit=40):
+        for _ in range(limit):
+            page.keyboard.press("Tab")
+            if page.evaluate("() => (document.activeElement && document.activeElement.textContent || '').trim()") == name:
+                return True
+        return False
+
+    def wait_for_text(box, words):
+        deadline = time.monotonic() + timeout_ms / 1000
+        while words not in box.inner_text() and time.monotonic() < deadline:  # the kernel answers a moment later
+            time.sleep(0.1)
+        return words in box.inner_text()
+
+    for n, box in enumerate(panel.locator(".course-parsons").all(), 1):
+        box.scroll_into_view_if_needed()
+        pool = box.locator(".widget-radio-box").first
+        line = pool.locator("label").first.inner_text().strip()
+        pool.locator("input[type=radio]").first.focus()
+        page.keyboard.press("Space")
+        if not pool.locator("input[type=radio]").first.evaluate("(input) => input.checked"):
+            problems.append(f"Parsons problem {n}: Space did not choose the first line")
+            continue
+        if not tab_to("Use"):
+            problems.append(f"Parsons problem {n}: Tab never reached the Use button")
+            continue
+        page.keyboard.press("Enter")
+        if not wait_for_text(box.locator("pre").first, line):
+            problems.append(f"Parsons problem {n}: after Enter on Use the function as text does not hold {line!r}")
+            continue
+        if not tab_to("Check"):
+            problems.append(f"Parsons problem {n}: Tab never reached the Check button")
+            continue
+        page.keyboard.press("Space")
+        if not wait_for_text(box, "Not yet right"):
+            problems.append(f"Parsons problem {n}: no feedback in words after Space on Check")
+        elif page.evaluate("() => (document.activeElement && document.activeElement.textContent || '').trim()") != "Check":
+            problems.append(f"Parsons problem {n}: the focus left the Check button after it was pressed")
+        done += 1
+    return done, problems

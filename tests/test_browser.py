@@ -51,11 +51,13 @@ from browser_helpers import (  # tests/browser_helpers.py
     answer_reviews,
     axe_scan,
     blocking,
+    cells_calling,
     dashboard_cells,
     format_axe,
     news_setting,
     open_notebook,
     operate_by_keyboard,
+    operate_parsons,
     run_all,
     settle_and_screenshot,
     shut_down_kernel,
@@ -398,6 +400,12 @@ def drive(pages, servers, kernels_ahead, frontend, notebook, following):
         expected_reviews = len(reviews.REVIEWS.get(notebook.stem, ()))  # questions (content/reviews.toml)
         if reviewed != expected_reviews:
             problems.append(f"{name}: {reviewed} review questions answered on the page, expected {expected_reviews}")
+        # The Parsons problems of 03 and 04: a line chosen and used, then checked, by the keyboard alone.
+        parsons_done, found = operate_parsons(page, panel)
+        problems += [f"{name}: {problem}" for problem in found]
+        expected_parsons = cells_calling(ROOT / "solutions" / notebook.name, "Parsons(")
+        if parsons_done != expected_parsons:
+            problems.append(f"{name}: {parsons_done} Parsons problems operated on the page, expected {expected_parsons}")
         # The concept inventory (00: before, no feedback; 08: after, feedback for every question).
         inventory = take_inventory(page, panel, nickname=f"browser-{frontend}")
         if inventory is not None:
@@ -420,6 +428,7 @@ def drive(pages, servers, kernels_ahead, frontend, notebook, following):
     summary = (f"{front.title} {notebook.name}: " + ", ".join(f"{k} {v:.1f} s" for k, v in timings.items())
                + f"; dashboards {cells.count()}, controls reached by Tab {reached}, keys {len(keys)} "
                f"({', '.join(sorted(set(keys)))}); myth questions answered {myths}; review questions {reviewed}; "
+               f"Parsons problems {parsons_done}; "
                f"inventory {'-' if inventory is None else f'{inventory[0]} questions, {inventory[1]} feedback'}; "
                f"{format_axe(axe)}; "
                f"kernels running before shutdown {kernels[0]}, after {kernels[1]} (the next notebook's left out); "

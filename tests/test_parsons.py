@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 import re
 
+import ipywidgets
 import numpy as np
 import pytest
 from course_notebooks import LEARNER, SOLUTIONS
@@ -121,8 +122,12 @@ def test_missing_lines_are_counted_before_the_checker_runs():
 
 @pytest.mark.parametrize("problem", PROBLEMS, ids=KEYS)
 def test_the_keyboard_path_alone_builds_and_checks_the_function(problem):
-    """What arrow keys (a Select's value) and Enter on a Tab-reached button (Button.click) do, and nothing else."""
+    """What Space on a Tab-reached line (a radio button's value) and Enter on a Tab-reached button (Button.click) do,
+    and nothing else. Radio buttons, not a select list: JupyterLab and Notebook 7 take the arrow keys (tests/test_browser.py
+    presses the real keys)."""
     widget = Parsons(problem.key)
+    assert all(isinstance(radios, ipywidgets.RadioButtons) for radios in (widget.lines, widget.function))
+    assert all(isinstance(button, ipywidgets.Button) for button in widget.buttons.values())
     assert set(widget.buttons) == set(BUTTONS) and {"Use", "Move up", "Indent", "Outdent", "Leave out",
                                                     "Check"} <= set(BUTTONS)
     press = {name: button.click for name, button in widget.buttons.items()}

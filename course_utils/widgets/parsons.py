@@ -1,8 +1,10 @@
 """A Parsons problem: put an exercise's given lines in order, indent them, leave the wrong ones out, press Check.
 
 ``Parsons("03-masked-attention")`` shows the problem's lines (``course_utils.lessons.parsons``, their one home) in one
-list and the learner's function in another, with seven buttons. The keyboard alone does it all: Tab reaches a list,
-the arrow keys choose a line, Tab reaches a button, Enter or Space presses it. The function so far is shown as text.
+list and the learner's function in another, each line a radio button, with seven buttons. The keyboard alone does it
+all: Tab reaches a line, Space chooses it, Tab reaches a button, Enter or Space presses it (the lines are radio
+buttons, not a select list: JupyterLab and Notebook 7 take the arrow keys to move between cells). The function so
+far is shown as text.
 
 Check says, as text: each wrong line in the function with its own feedback (the known mistake it is); else the line
 Python cannot read (its indentation, most often); else how many needed lines are missing; else what the exercise's
@@ -20,15 +22,16 @@ import ipywidgets
 
 from course_utils.lessons import parsons
 from course_utils.widgets._base import WidgetView
-from course_utils.widgets._questions import esc
+from course_utils.widgets._questions import QUESTIONS_CLASS, esc
+from course_utils.widgets._questions import STYLE as RADIO_STYLE
 
 __all__ = ["Parsons"]
 
 #: The deepest indent a line can get (1: the body of the def).
 MAX_INDENT = 3
 BUTTONS = ("Use", "Leave out", "Move up", "Move down", "Indent", "Outdent", "Check")
-STYLE = ("<style>.course-parsons select, .course-parsons pre {font-family: monospace;} .course-parsons pre "
-         "{white-space: pre-wrap;}</style>")
+STYLE = RADIO_STYLE + ("<style>.course-parsons .widget-radio-box label, .course-parsons pre {font-family: monospace;}"
+                       " .course-parsons pre {white-space: pre-wrap;}</style>")
 
 
 class Parsons:
@@ -41,8 +44,8 @@ class Parsons:
         Every line shown, right and wrong, in the list's order.
     pool, program : list
         The lines not used (indices into ``given``), and the function: ``[index into given, indent]`` per line.
-    lines, function : ipywidgets.Select
-        The two lists (values: an index into ``given``; a position in the function).
+    lines, function : ipywidgets.RadioButtons
+        The two lists (values: an index into ``given``; a position in the function; None: none chosen).
     buttons : dict of str to ipywidgets.Button
     text, status, feedback : ipywidgets.HTML
         The function as text, what the last press did, the feedback of Check.
@@ -52,8 +55,8 @@ class Parsons:
         self.problem = parsons.get(key)
         self.given = self.problem.shown()
         self.pool, self.program = list(range(len(self.given))), []
-        self.lines, self.function = (ipywidgets.Select(description=label, rows=len(self.given), layout={"width": "95%"},
-                                                       style={"description_width": "initial"})
+        self.lines, self.function = (ipywidgets.RadioButtons(options=[], value=None, description=label,
+                                                             layout={"width": "95%"}, style={"description_width": "initial"})
                                      for label in ("Lines to use", "Your function"))
         self.buttons = {name: ipywidgets.Button(description=name, layout={"width": "auto"}) for name in BUTTONS}
         at = self.function  # its value, the chosen line of the function, is read when a button is pressed
@@ -65,13 +68,14 @@ class Parsons:
             button.on_click(lambda _, act=actions[name]: self._press(act))
         self.text, self.status, self.feedback = (ipywidgets.HTML("") for _ in range(3))
         intro = ipywidgets.HTML(
-            STYLE + f"<p>Build <code>{esc(self.problem.function_name)}</code>: choose a line (arrow keys), press "
+            STYLE + f"<p>Build <code>{esc(self.problem.function_name)}</code>: choose a line (Tab, Space), press "
             "<b>Use</b>, put it in place with <b>Move up</b>, <b>Move down</b>, <b>Indent</b> and <b>Outdent</b>. "
             "Some lines are wrong: leave them out. Then press <b>Check</b>.</p>")
         self.box = ipywidgets.VBox([intro, self.lines, ipywidgets.HBox(list(self.buttons.values())),
                                     ipywidgets.HTML(f"<code>{esc(self.problem.def_line)}</code>"), self.function,
                                     self.text, self.status, self.feedback])
         self.box.add_class("course-parsons")
+        self.box.add_class(QUESTIONS_CLASS)  # radio labels as long as their text
         self._refresh()
 
     # ------------------------------------------------------------------ what the buttons do
