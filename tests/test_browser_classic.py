@@ -45,7 +45,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import colab_helpers  # noqa: E402
-from browser_helpers import answer_myths, answer_reviews, cells_calling, take_inventory  # noqa: E402
+from browser_helpers import answer_myths, answer_reviews, cells_calling, operate_parsons, take_inventory  # noqa: E402
 from classic_helpers import (  # noqa: E402
     TOKEN,
     ClassicServer,
@@ -250,6 +250,11 @@ def test_notebook_runs_and_every_control_redraws_in_classic_notebook(classic, no
         expected_reviews = len(reviews.REVIEWS.get(Path(notebook).stem, ()))  # questions (content/reviews.toml)
         if reviewed != expected_reviews:
             problems.append(f"{name}: {reviewed} review questions answered by keyboard, expected {expected_reviews}")
+        parsons_done, found = operate_parsons(page, page)  # 03 and 04: a line used and checked by the keyboard alone
+        problems += [f"{name}: {problem}" for problem in found]
+        if parsons_done != cells_calling(notebook, "Parsons("):
+            problems.append(f"{name}: {parsons_done} Parsons problems operated by keyboard, the notebook makes "
+                            f"{cells_calling(notebook, 'Parsons(')}")
         if cells_calling(notebook, "ConceptInventory(") and page.locator(".course-inventory").count() == 0:
             problems.append(f"{name}: the concept inventory form does not show")
         if myths:
@@ -285,7 +290,8 @@ def test_notebook_runs_and_every_control_redraws_in_classic_notebook(classic, no
             + f" (total {sum(timings.values()):.1f} s); dashboards {cells.count()}, controls reached {reached}, "
             f"actions {len(keys)} ({', '.join(sorted(set(keys)))}), focus lost after {focus_lost} toggle button presses "
             f"(ipywidgets 7 draws them anew); myth cards {myths}"
-            + (f" ({redrawn} drawn incomplete, whole after their cell ran again)" if redrawn else "") + "; inventory "
+            + (f" ({redrawn} drawn incomplete, whole after their cell ran again)" if redrawn else "")
+            + f"; Parsons problems {parsons_done}; inventory "
             f"{'-' if inventory is None else f'{inventory[0]} questions, {inventory[1]} feedback'}"
             + (f"; first cell: {install_note.splitlines()[0][:120]}" if install_note else ""))
     classic.lines.append(line)
