@@ -72,7 +72,7 @@ def test_each_wrong_line_is_a_named_mistake_and_shows_its_own_feedback(problem, 
     result = run(problem, program)  # the line is that mistake: the checker names it on the swapped-in function
     assert result.status != CORRECT and result.mistake == wrong.mistake
     said = build(Parsons(problem.key), program).check()
-    assert said.startswith("Not yet right.") and wrong.feedback in said
+    assert said.startswith(f"Not yet right. Line {program.index(wrong) + 2}, {wrong.code}: {wrong.feedback}")
     others = [other.feedback for other in problem.distractors if other is not wrong]
     assert not [text for text in others if text in said]
 
@@ -106,11 +106,20 @@ def test_an_indentation_error_names_its_line_in_the_learners_numbering():
     problem = parsons.get("04-multi-head-attention")
     flat = [parsons.Line(line.code, 1) for line in problem.lines]  # the split's return not indented
     said = build(Parsons(problem.key), flat).check()
-    assert said.startswith("Not yet right. Python cannot read line 4, return np.swapaxes(")
-    assert "after function definition on line 3" in said
+    assert said.startswith("Not yet right. Python cannot read line 5, return np.swapaxes(")
+    assert "after function definition on line 4" in said
     widget = build(Parsons(problem.key), problem.lines)
     widget.indent(7, -1)  # the masked scores out of the if
-    assert "cannot read line 8" in widget.check()
+    assert "cannot read line 9" in widget.check()
+
+
+def test_a_name_used_before_its_line_is_said_so():
+    problem = parsons.get("03-masked-attention")
+    said = build(Parsons(problem.key), [problem.lines[n] for n in [1, 0, 2, 3, 4, 5, 6, 7, 8]]).check()
+    assert said.startswith("Not yet right. masked_attention fails case 1 of 6") and "Not yet right: " not in said
+    assert "where:    masked_attention, line 2: scores = q @ np.swapaxes(k" in said  # as the list numbers it
+    assert said.endswith("Hint: The line under 'where' uses a name before the line that gives the name its value: "
+                         "move that line above it.")
 
 
 def test_missing_lines_are_counted_before_the_checker_runs():
@@ -155,6 +164,7 @@ def test_the_keyboard_path_alone_builds_and_checks_the_function(problem):
     press["Check"]()
     assert "<b>Correct.</b>" in widget.feedback.value, widget.feedback.value
     assert html.escape(problem.lines[1].code) in widget.text.value  # the function as text
+    assert widget.function.options[0][0] == f"2. {problem.lines[0].code}"  # numbered as Python does: 1 is the def
     widget.function.value = None
     press["Move up"]()                                             # nothing chosen: said, not raised
     assert "choose a line of your function first" in widget.status.value

@@ -93,16 +93,15 @@ def judge(problem, lines, missing=0):
     """
     if not lines:
         return False, "Your function has no lines yet: choose one in the list and press Use.", None
-    wrong = [f"Line {n}, {line.code}: {line.feedback}" for n, line in enumerate(lines, 1) if isinstance(line, Distractor)]
+    wrong = [f"Line {n}, {line.code}: {line.feedback}" for n, line in enumerate(lines, 2) if isinstance(line, Distractor)]
     if wrong:
         return False, "\n".join(wrong), "Leave out the wrong line" + "s" * (len(wrong) > 1) + ", then check again."
     code, name = source(problem, lines), f"<parsons {problem.key}>"
     try:
         compiled = compile(code, name, "exec")
-    except SyntaxError as err:  # source line 1 is the def: the learner's line n is line n + 1
-        n = min(max((err.lineno or 2) - 1, 1), len(lines))
-        said = re.sub(r"line (\d+)", lambda m: f"line {int(m.group(1)) - 1}", err.msg)
-        return False, f"Python cannot read line {n}, {lines[n - 1].code}: {said}.", (
+    except SyntaxError as err:  # lines are numbered as Python does: 1 is the def
+        n = min(max(err.lineno or 2, 2), len(lines) + 1)
+        return False, f"Python cannot read line {n}, {lines[n - 2].code}: {err.msg}.", (
             "Indent the lines that belong to the def or if above them; a line after them at the same level ends them.")
     if missing:
         return False, f"{missing} more of the lines in the list are needed.", "Every right line is used once."
@@ -114,7 +113,11 @@ def judge(problem, lines, missing=0):
     if result.status == CORRECT:
         return True, (f"Your function passes all {result.total} cases of {problem.exercise}'s checker. Now write it "
                       "yourself in the exercise below."), None
-    return False, result.message, result.hint
+    text = result.message.removeprefix("Not yet right: ")
+    if re.search(r"\b(UnboundLocalError|NameError)\b", text):  # a line put above the one defining its name
+        return False, text, ("The line under 'where' uses a name before the line that gives the name its value: move "
+                             "that line above it.")
+    return False, text, result.hint
 
 
 def _run(problem, compiled, code, name):

@@ -11,7 +11,8 @@ Python cannot read (its indentation, most often); else how many needed lines are
 checker says of the function on the exercise's cases, so every order that computes the right thing is accepted. The
 function runs with numpy as ``np`` and nothing else, and the exercise's hint levels are left as they were; a failure
 of the course's own code says so. A page without a kernel shows the lines as text, a solution folded. Tests drive
-it from Python: ``use("d_k = q.shape[-1]")``, ``move(2, "up")``, ``indent(3)``, ``leave_out(0)``, ``check()``.
+it from Python: ``use("d_k = q.shape[-1]")``, ``move(2, "up")``, ``indent(3)``, ``leave_out(0)``, ``check()``, a
+position counting the body's lines from 0 (the lists number the lines as Python does: the def is line 1).
 """
 from __future__ import annotations
 
@@ -72,7 +73,7 @@ class Parsons:
             "<b>Use</b>, put it in place with <b>Move up</b>, <b>Move down</b>, <b>Indent</b> and <b>Outdent</b>. "
             "Some lines are wrong: leave them out. Then press <b>Check</b>.</p>")
         self.box = ipywidgets.VBox([intro, self.lines, ipywidgets.HBox(list(self.buttons.values())),
-                                    ipywidgets.HTML(f"<code>{esc(self.problem.def_line)}</code>"), self.function,
+                                    ipywidgets.HTML(f"<code>1. {esc(self.problem.def_line)}</code>"), self.function,
                                     self.text, self.status, self.feedback])
         self.box.add_class("course-parsons")
         self.box.add_class(QUESTIONS_CLASS)  # radio labels as long as their text
@@ -90,7 +91,7 @@ class Parsons:
         at = (len(self.program) if self.function.value is None else self.function.value + 1) if at is None else at
         self.pool.remove(found[0])
         self.program.insert(at, [found[0], 1])
-        self._refresh(f"Line {at + 1} is now {self.given[found[0]].code}", chosen=at)
+        self._refresh(f"Line {at + 2} is now {self.given[found[0]].code}", chosen=at)
         self.lines.value = self.pool[min(spot, len(self.pool) - 1)] if self.pool else None  # the next one to use
 
     def leave_out(self, position):
@@ -105,15 +106,15 @@ class Parsons:
             raise ValueError(f"direction must be 'up' or 'down'; got {direction!r}")
         to = self._position(position) + (1 if direction == "down" else -1)
         if not 0 <= to < len(self.program):
-            return self._refresh(f"Line {position + 1} is already the {'first' if to < 0 else 'last'}.", position)
+            return self._refresh(f"Line {position + 2} is already the {'first' if to < 0 else 'last'}.", position)
         self.program[position], self.program[to] = self.program[to], self.program[position]
-        self._refresh(f"Line {to + 1} is now {self.given[self.program[to][0]].code}", chosen=to)
+        self._refresh(f"Line {to + 2} is now {self.given[self.program[to][0]].code}", chosen=to)
 
     def indent(self, position, by=1):
         """Indent line ``position`` of the function ``by`` levels more (-1: outdent), between 1 and MAX_INDENT."""
         entry = self.program[self._position(position)]
         entry[1] = min(max(entry[1] + by, 1), MAX_INDENT)
-        self._refresh(f"Line {position + 1} is indented {entry[1]} level{'s' * (entry[1] > 1)}.", chosen=position)
+        self._refresh(f"Line {position + 2} is indented {entry[1]} level{'s' * (entry[1] > 1)}.", chosen=position)
 
     def code(self):
         """The function assembled so far, as source."""
@@ -150,8 +151,8 @@ class Parsons:
 
     def _refresh(self, said="", chosen=None):
         self.lines.options = [(self.given[index].code, index) for index in self.pool]
-        self.function.options = [(f"{n}. " + "\u00a0" * 4 * (indent - 1) + self.given[index].code, n - 1)
-                                 for n, (index, indent) in enumerate(self.program, 1)]
+        self.function.options = [(f"{n + 2}. " + "\u00a0" * 4 * (indent - 1) + self.given[index].code, n)
+                                 for n, (index, indent) in enumerate(self.program)]  # line 1: the def
         self.function.value = chosen if chosen is not None and 0 <= chosen < len(self.program) else None
         self.text.value = f"<p>Your function as text:</p><pre>{esc(self.code())}</pre>"
         self.status.value, self.feedback.value = (f"<p>{esc(said)}</p>" if said else ""), ""
