@@ -557,11 +557,12 @@ def take_inventory(page, panel, nickname, timeout_ms=15_000):
     return questions.count(), feedback, problems
 
 
-def operate_parsons(page, panel, timeout_ms=15_000):
+def operate_parsons(page, panel, timeout_ms=15_000, screenshots=None):
     """Every Parsons problem (``.course-parsons``, notebooks 03 and 04), by the keyboard alone: the first line of the
     list focused and chosen with Space, Tab on to Use and Enter: the function shown as text must then hold that line;
     Tab on to Check and Space: the feedback must say in words that one line is not yet right, and the focus stay on
-    Check. Returns (problems operated, problems)."""
+    Check. ``screenshots``: a path prefix, each problem's box saved after Check as ``<prefix><n>.png``. Returns
+    (problems operated, problems)."""
     problems, done = [], 0
 
     def tab_to(name, limit=40):
@@ -601,5 +602,7 @@ def operate_parsons(page, panel, timeout_ms=15_000):
             problems.append(f"Parsons problem {n}: no feedback in words after Space on Check")
         elif page.evaluate("() => (document.activeElement && document.activeElement.textContent || '').trim()") != "Check":
             problems.append(f"Parsons problem {n}: the focus left the Check button after it was pressed")
+        if screenshots is not None:
+            box.screenshot(path=f"{screenshots}{n}.png")
         done += 1
     return done, problems

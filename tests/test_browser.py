@@ -401,7 +401,7 @@ def drive(pages, servers, kernels_ahead, frontend, notebook, following):
         if reviewed != expected_reviews:
             problems.append(f"{name}: {reviewed} review questions answered on the page, expected {expected_reviews}")
         # The Parsons problems of 03 and 04: a line chosen and used, then checked, by the keyboard alone.
-        parsons_done, found = operate_parsons(page, panel)
+        parsons_done, found = operate_parsons(page, panel, screenshots=ARTIFACTS / f"{name}-parsons")
         problems += [f"{name}: {problem}" for problem in found]
         expected_parsons = cells_calling(ROOT / "solutions" / notebook.name, "Parsons(")
         if parsons_done != expected_parsons:

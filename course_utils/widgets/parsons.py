@@ -32,7 +32,7 @@ __all__ = ["Parsons"]
 MAX_INDENT = 3
 BUTTONS = ("Use", "Leave out", "Move up", "Move down", "Indent", "Outdent", "Check")
 STYLE = RADIO_STYLE + ("<style>.course-parsons .widget-radio-box label, .course-parsons pre {font-family: monospace;}"
-                       " .course-parsons pre {white-space: pre-wrap;}</style>")
+                       " .course-parsons pre {white-space: pre-wrap; word-break: normal;}</style>")
 
 
 class Parsons:
@@ -58,7 +58,7 @@ class Parsons:
         self.pool, self.program = list(range(len(self.given))), []
         self.lines, self.function = (ipywidgets.RadioButtons(options=[], value=None, description=label,
                                                              layout={"width": "95%"}, style={"description_width": "initial"})
-                                     for label in ("Lines to use", "Your function"))
+                                     for label in ("Lines to use", ""))  # the function's: its heading above
         self.buttons = {name: ipywidgets.Button(description=name, layout={"width": "auto"}) for name in BUTTONS}
         at = self.function  # its value, the chosen line of the function, is read when a button is pressed
         actions = {"Use": self._use_chosen, "Leave out": lambda: self.leave_out(at.value),
@@ -72,9 +72,9 @@ class Parsons:
             STYLE + f"<p>Build <code>{esc(self.problem.function_name)}</code>: choose a line (Tab, Space), press "
             "<b>Use</b>, put it in place with <b>Move up</b>, <b>Move down</b>, <b>Indent</b> and <b>Outdent</b>. "
             "Some lines are wrong: leave them out. Then press <b>Check</b>.</p>")
-        self.box = ipywidgets.VBox([intro, self.lines, ipywidgets.HBox(list(self.buttons.values())),
-                                    ipywidgets.HTML(f"<code>1. {esc(self.problem.def_line)}</code>"), self.function,
-                                    self.text, self.status, self.feedback])
+        heading = ipywidgets.HTML(f"Your function<br><code>1. {esc(self.problem.def_line)}</code>")
+        self.box = ipywidgets.VBox([intro, self.lines, ipywidgets.HBox(list(self.buttons.values())), heading,
+                                    self.function, self.text, self.status, self.feedback])
         self.box.add_class("course-parsons")
         self.box.add_class(QUESTIONS_CLASS)  # radio labels as long as their text
         self._refresh()
