@@ -6,13 +6,15 @@ message, and the "swapped outputs" mistake every attention exercise shares.
 import numpy as np
 
 import course_utils as cu
-from course_utils.checks._framework import KnownMistake, error_message_contains
+from course_utils.checks._catalogue import catalogued
+from course_utils.checks._framework import error_message_contains
 
 __all__ = [
     "course_softmax",
     "shifted_softmax",
     "naive_softmax",
     "naive_softmax_empty_rows_zero",
+    "whole_softmax",
     "SOFTMAXES",
     "MATMUL_ERROR",
     "BROADCAST_ERROR",
@@ -46,12 +48,19 @@ def naive_softmax_empty_rows_zero(x, axis=-1):
     return np.where(total == 0, 0.0, e / np.where(total == 0, 1.0, total))
 
 
+def whole_softmax(x, axis=None):
+    """One max and one sum over the whole array, whatever ``axis`` says (a softmax written without an axis)."""
+    e = np.exp(x - np.max(x))
+    return e / e.sum()
+
+
 #: The softmaxes by the name the buggy versions' knobs use.
 SOFTMAXES = {
     "course": course_softmax,
     "shifted": shifted_softmax,
     "naive": naive_softmax,
     "naive, empty rows handled": naive_softmax_empty_rows_zero,
+    "whole": whole_softmax,
 }
 
 #: A matrix product refusing its shapes (``@``, ``np.matmul``, ``np.dot``).
@@ -74,8 +83,4 @@ def small_ints(seed, *shape):
 def swapped_outputs(attention):
     """The known mistake ``return weights, output``, for an exercise whose right ``attention`` returns
     (output, weights)."""
-    return KnownMistake(
-        "swapped outputs",
-        "Return the output first, then the weights: `return output, weights`.",
-        reproduce=lambda *args: attention(*args)[::-1],
-    )
+    return catalogued("swapped outputs", reproduce=lambda *args: attention(*args)[::-1])
