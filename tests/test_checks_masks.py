@@ -470,6 +470,18 @@ def softmax_over_queries(q, k, v, mask):
     return weights @ v, weights
 
 
+def scale_by_sqrt_num_keys(q, k, v, mask):
+    weights = cu.softmax(np.where(mask, q @ np.swapaxes(k, -1, -2) / np.sqrt(k.shape[-2]), -np.inf))
+    return weights @ v, weights
+
+
+def softmax_over_whole_array(q, k, v, mask):
+    scores = np.where(mask, scores_of(q, k), -np.inf)
+    e = np.exp(scores - scores.max())
+    weights = e / e.sum()
+    return weights @ v, weights
+
+
 def swapped_outputs(q, k, v, mask):
     weights = cu.softmax(np.where(mask, scores_of(q, k), -np.inf))
     return weights, weights @ v
@@ -498,22 +510,24 @@ def returns_output_only(q, k, v, mask):
 
 
 ATTENTION_MUTANTS = [
-    (zero_after, 2, "zero after softmax", "*after* the softmax"),
-    (zero_after_with_where, 2, "zero after softmax", "*after* the softmax"),
+    (zero_after, 2, "mask after the softmax", "*after* the softmax"),
+    (zero_after_with_where, 2, "mask after the softmax", "*after* the softmax"),
     (inverted, 1, "inverted mask", "inverted"),
     (inverted_large_negative, 2, "inverted mask", "inverted"),
-    (no_empty_row_handling, 5, "empty row gives nan", "no permitted key"),
+    (no_empty_row_handling, 5, "nan in an empty row", "no permitted key"),
     (zero_then_renormalise, 5, "zero then renormalise", "nothing left to renormalise"),
-    (zero_then_safe_renormalise, 6, "renormalised weights underflow", "underflow to 0"),
+    (zero_then_safe_renormalise, 6, "zero then renormalise", "underflow to 0"),
     (large_negative, 5, "large negative number in an empty row", "-1e9"),
     (large_negative_added, 5, "large negative number in an empty row", "-1e9"),
     (multiplies_mask, 2, "mask multiplied into the scores", "exp(0) = 1"),
     (sets_blocked_to_zero, 2, "mask multiplied into the scores", "exp(0) = 1"),
     (adds_bool_mask, 2, "boolean mask added to the scores", "True counts as 1"),
-    (no_scale, 2, "scale", "sqrt(d_k)"),
-    (scale_by_d_k, 2, "scale", "sqrt(d_k)"),
+    (no_scale, 2, "no scale", "sqrt(d_k)"),
+    (scale_by_d_k, 2, "divide by d_k", "square root"),
     (scale_by_sqrt_d_v, 3, "scaled by sqrt(d_v)", "values' width"),
-    (softmax_over_queries, 2, "softmax over queries", "`axis=-1`"),
+    (softmax_over_queries, 2, "softmax over the wrong axis", "`axis=-1`"),
+    (softmax_over_whole_array, 2, "softmax over the whole array", "whole array"),
+    (scale_by_sqrt_num_keys, 2, "sqrt of the number of keys", "number of keys"),
     (swapped_outputs, 1, "swapped outputs", "output first"),
     (k_dot_T, 4, "k.T on a batch", "np.swapaxes(k, -1, -2)"),
     (no_transpose, 1, "matmul shapes", "without the transpose"),
@@ -677,4 +691,4 @@ def test_checkers_refuse_a_non_function_politely():
 def test_mutant_count():
     """The report quotes these counts: keep them in sync with the lists above."""
     counts = (len(CAUSAL_MUTANTS) + 2 + 1, len(PADDING_MUTANTS) + 2, len(ATTENTION_MUTANTS))
-    assert counts == (14, 11, 21)
+    assert counts == (14, 11, 23)

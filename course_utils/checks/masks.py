@@ -11,6 +11,7 @@ import numpy as np
 
 import course_utils as cu
 from course_utils import content
+from course_utils.checks._catalogue import catalogued
 from course_utils.checks._choice_answers import ChoiceAnswers
 from course_utils.checks._framework import (
     Case,
@@ -27,6 +28,7 @@ from course_utils.checks._learner_code import (
     naive_softmax_empty_rows_zero,
     shifted_softmax,
     swapped_outputs,
+    whole_softmax,
 )
 from course_utils.checks._mask_answers import MaskComparison
 from course_utils.lessons.data import TICKET, TICKETS
@@ -311,18 +313,10 @@ def _variants(**fixed):
 
 
 MASKED_ATTENTION_MISTAKES = (
-    KnownMistake(
-        "zero after softmax",
-        "You zero the blocked weights *after* the softmax. Then each row no longer sums to one "
-        "(the blocked keys took their share of the normaliser with them), and the permitted "
-        "weights still depend on the blocked scores through that normaliser: hidden tokens leak in. "
-        "Mask the *scores* before the softmax: `np.where(mask, scores, -np.inf)`, so the softmax "
-        "normalises over the permitted keys only.",
-        reproduce=(
-            lambda q, k, v, m: _attend(q, k, v, m, how="zero"),
-            lambda q, k, v, m: _attend(q, k, v, m, how="zero", softmax=shifted_softmax),
-        ),
-    ),
+    catalogued("mask after the softmax", reproduce=(
+        lambda q, k, v, m: _attend(q, k, v, m, how="zero"),
+        lambda q, k, v, m: _attend(q, k, v, m, how="zero", softmax=shifted_softmax),
+    )),
     KnownMistake(
         "inverted mask",
         _INVERTED_HINT + " Here: `np.where(mask, scores, -np.inf)` keeps the scores where mask is True.",
@@ -330,63 +324,20 @@ MASKED_ATTENTION_MISTAKES = (
             lambda q, k, v, m: _attend(q, k, v, m, how="zero", invert=True),
         ),
     ),
-    KnownMistake(
-        "empty row gives nan",
-        "Every score in this row is masked: the query has no permitted key. Softmax over a row of "
-        "-inf is undefined: the max is -inf, and -inf - (-inf) is nan (without the max shift, "
-        "exp(-inf) = 0 and 0 / 0 is nan). Handle such rows explicitly, as `course_utils` and "
-        "PyTorch do: zero weights and a zero output. For example `has_key = mask.any(axis=-1, "
-        "keepdims=True)`, softmax the scores with empty rows replaced by 0, then "
-        "`weights = np.where(has_key, weights, 0.0)`.",
-        # (exp / sum without the shift gives the same nan row, but it also overflows on large
-        # scores: that is "no max shift")
-        reproduce=lambda q, k, v, m: _attend(q, k, v, m, softmax=shifted_softmax),
-    ),
-    KnownMistake(
-        "zero then renormalise",
-        "You zero the blocked weights after the softmax and then renormalise. That equals masking "
-        "first in exact arithmetic, but not in floating point, and it fails twice here: a query "
-        "with no permitted key has nothing left to renormalise (0 / 0 = nan), and where a blocked "
-        "key scores far above the permitted ones (about 885 against 1.8 in the large-scores case), "
-        "the softmax over all keys gives the permitted keys weights that underflow to 0 before "
-        "you renormalise. Mask the scores before the softmax, `np.where(mask, scores, -np.inf)`, "
-        "and give a row with no permitted key zero weights (`cu.softmax` does).",
-        reproduce=lambda q, k, v, m: _attend(q, k, v, m, how="renormalise"),
-    ),
-    KnownMistake(
-        "renormalised weights underflow",
-        "Zeroing after the softmax and then renormalising equals masking first in exact arithmetic, "
-        "but not in floating point: here a blocked key scores far above the permitted ones (about "
-        "885 against 1.8), so the softmax over all keys gives the permitted keys weights that "
-        "underflow to 0, and nothing is left to renormalise (0 / 0). Mask the scores before the "
-        "softmax, `np.where(mask, scores, -np.inf)`: then the largest *permitted* score is the one "
-        "subtracted, and nothing underflows.",
-        reproduce=lambda q, k, v, m: _attend(q, k, v, m, how="renormalise safely"),
-    ),
-    KnownMistake(
-        "large negative number in an empty row",
-        "This query has no permitted key, and your weights spread over keys that should stay "
-        "hidden (evenly, or as if there were no mask). That is what masking with a large negative "
-        "number such as -1e9 gives there (every score of the row is then about -1e9), or giving such "
-        "a row equal scores. Elsewhere -1e9 instead of -inf is fine (exp(-1e9) is exactly 0 in "
-        "float64), and the checker accepts it. A row with no permitted key must get zero weights "
-        "and a zero output, as `course_utils` and PyTorch give: `has_key = mask.any(axis=-1, "
-        "keepdims=True)`, then `weights = np.where(has_key, weights, 0.0)`.",
-        reproduce=(
-            lambda q, k, v, m: _attend(q, k, v, m, fill=-1e9),
-            lambda q, k, v, m: _attend(q, k, v, m, how="additive", fill=-1e9),
-        ),
-    ),
-    KnownMistake(
-        "no max shift",
-        "exp of a large score overflows to inf, and inf / inf is nan. Subtract each row's largest "
-        "permitted score before `np.exp` (or call `cu.softmax`, which does it): shifting a row by "
-        "a constant does not change its softmax.",
-        reproduce=(
-            lambda q, k, v, m: _attend(q, k, v, m, softmax=naive_softmax),
-            lambda q, k, v, m: _attend(q, k, v, m, softmax=naive_softmax_empty_rows_zero),  # empty rows handled
-        ),
-    ),
+    # (exp / sum without the shift gives the same nan row, but it also overflows on large scores: "no max shift")
+    catalogued("nan in an empty row", reproduce=lambda q, k, v, m: _attend(q, k, v, m, softmax=shifted_softmax)),
+    catalogued("zero then renormalise", reproduce=(
+        lambda q, k, v, m: _attend(q, k, v, m, how="renormalise"),
+        lambda q, k, v, m: _attend(q, k, v, m, how="renormalise safely"),
+    )),
+    catalogued("large negative number in an empty row", reproduce=(
+        lambda q, k, v, m: _attend(q, k, v, m, fill=-1e9),
+        lambda q, k, v, m: _attend(q, k, v, m, how="additive", fill=-1e9),
+    )),
+    catalogued("no max shift", reproduce=(
+        lambda q, k, v, m: _attend(q, k, v, m, softmax=naive_softmax),
+        lambda q, k, v, m: _attend(q, k, v, m, softmax=naive_softmax_empty_rows_zero),  # empty rows handled
+    )),
     KnownMistake(
         "mask multiplied into the scores",
         "Setting the blocked scores to 0 (multiplying the scores by the mask, or "
@@ -413,28 +364,14 @@ MASKED_ATTENTION_MISTAKES = (
         ),
         reproduce=_variants(scale="sqrt_d_v"),
     ),
-    KnownMistake(
-        "scale",
-        "Scale the scores by 1 / sqrt(d_k), where d_k = `q.shape[-1]` is the width of a query: "
-        "`scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(d_k)` (not d_k, not the number of keys, "
-        "and not left out).",
-        reproduce=_variants(scale="none") + _variants(scale="d_k") + _variants(scale="sqrt_T"),
-    ),
-    KnownMistake(
-        "softmax over queries",
-        "The softmax runs over the keys of each query row, the last axis (`axis=-1`): each row of "
-        "the weights sums to one (or is all zeros for a query with no permitted key).",
-        reproduce=_variants(axis=-2),
-    ),
+    catalogued("no scale", reproduce=_variants(scale="none")),
+    catalogued("divide by d_k", reproduce=_variants(scale="d_k")),
+    catalogued("sqrt of the number of keys", reproduce=_variants(scale="sqrt_T")),
+    catalogued("softmax over the wrong axis", reproduce=_variants(axis=-2) + _variants(axis=0)),
+    catalogued("softmax over the whole array", reproduce=_variants(softmax=whole_softmax)),
     swapped_outputs(_attend),
-    KnownMistake(
-        "k.T on a batch",
-        "With a batch, q and k are 3-D, (B, T, d_k), and `k.T` reverses *all* axes to (d_k, T, B). "
-        "Swap only the last two: `np.swapaxes(k, -1, -2)` (or `k.transpose(0, 2, 1)` for 3-D "
-        "input), so that `q @ np.swapaxes(k, -1, -2)` has shape (B, T_q, T_k).",
-        # the batch case has B=2, T=3, d_k=4: q (2, 3, 4) @ k.T (4, 3, 2) fails with exactly this
-        error=error_message_contains("(size 3 is different from 4)", error_type=ValueError),
-    ),
+    # the batch case has B=2, T=3, d_k=4: q (2, 3, 4) @ k.T (4, 3, 2) fails with exactly this
+    catalogued("k.T on a batch", error=error_message_contains("(size 3 is different from 4)", error_type=ValueError)),
     KnownMistake(
         "matmul shapes",
         "Mind the shapes of the two products: the scores are `q @ np.swapaxes(k, -1, -2)`, "

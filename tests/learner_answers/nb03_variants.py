@@ -293,7 +293,7 @@ def _softmax_rows(s):
 
 
 # -- zero after softmax
-@answer("masked_attention", kind="variant", expect="zero after softmax",
+@answer("masked_attention", kind="variant", expect="mask after the softmax",
         note="cu.softmax of all scores, then the blocked weights set to 0 by boolean indexing")
 def var_ma_zero_by_indexing(q, k, v, mask):
     q, k, v, mask = _prepare(q, k, v, mask)
@@ -302,7 +302,7 @@ def var_ma_zero_by_indexing(q, k, v, mask):
     return weights @ v, weights
 
 
-@answer("masked_attention", kind="variant", expect="zero after softmax",
+@answer("masked_attention", kind="variant", expect="mask after the softmax",
         note="own softmax with /=, then multiplied by the mask")
 def var_ma_own_softmax_then_mask(q, k, v, mask):
     q, k, v, mask = _prepare(q, k, v, mask)
@@ -341,7 +341,7 @@ def var_ma_penalty_where_true(q, k, v, mask):
 
 
 # -- empty row gives nan
-@answer("masked_attention", kind="variant", expect="empty row gives nan",
+@answer("masked_attention", kind="variant", expect="nan in an empty row",
         note="inner softmax helper with the max shift, no rule for a row with no permitted key")
 def var_ma_inner_softmax_nan_rows(q, k, v, mask):
     q, k, v, mask = _prepare(q, k, v, mask)
@@ -356,7 +356,7 @@ def var_ma_inner_softmax_nan_rows(q, k, v, mask):
     return np.matmul(weights, v), weights
 
 
-@answer("masked_attention", kind="variant", expect="empty row gives nan",
+@answer("masked_attention", kind="variant", expect="nan in an empty row",
         note="einsum products and a hand-written shifted softmax")
 def var_ma_einsum_nan_rows(q, k, v, mask):
     q, k, v, mask = _prepare(q, k, v, mask)
@@ -367,7 +367,7 @@ def var_ma_einsum_nan_rows(q, k, v, mask):
 
 
 # -- renormalised weights underflow
-@answer("masked_attention", kind="variant", expect="renormalised weights underflow",
+@answer("masked_attention", kind="variant", expect="zero then renormalise",
         note="zero after the softmax, renormalise, rows summing to 0 divided by 1 instead")
 def var_ma_renormalise_guarded(q, k, v, mask):
     q, k, v, mask = _prepare(q, k, v, mask)
@@ -377,7 +377,7 @@ def var_ma_renormalise_guarded(q, k, v, mask):
     return weights @ v, weights
 
 
-@answer("masked_attention", kind="variant", expect="renormalised weights underflow",
+@answer("masked_attention", kind="variant", expect="zero then renormalise",
         note="zero after the softmax, renormalise, np.nan_to_num for the 0 / 0 rows")
 def var_ma_renormalise_nan_to_num(q, k, v, mask):
     q, k, v, mask = _prepare(q, k, v, mask)
@@ -463,7 +463,7 @@ def var_ma_np_add_float_mask(q, k, v, mask):
 
 
 # -- scale
-@answer("masked_attention", kind="variant", expect="scale",
+@answer("masked_attention", kind="variant", expect="no scale",
         note="the notebook's solution without the division by sqrt(d_k)")
 def var_ma_notebook_no_scale(q, k, v, mask):
     q, k, v, mask = _prepare(q, k, v, mask)
@@ -475,7 +475,7 @@ def var_ma_notebook_no_scale(q, k, v, mask):
     return weights @ v, weights
 
 
-@answer("masked_attention", kind="variant", expect="scale",
+@answer("masked_attention", kind="variant", expect="sqrt of the number of keys",
         note="divides by sqrt of the number of keys (k.shape[-2]), -1e9 and has_key handling")
 def var_ma_sqrt_num_keys(q, k, v, mask):
     q, k, v, mask = _prepare(q, k, v, mask)
@@ -485,7 +485,7 @@ def var_ma_sqrt_num_keys(q, k, v, mask):
     return weights @ v, weights
 
 
-@answer("masked_attention", kind="variant", expect="scale", note="einsum scores divided by d_k, cu.softmax")
+@answer("masked_attention", kind="variant", expect="divide by d_k", note="einsum scores divided by d_k, cu.softmax")
 def var_ma_einsum_divide_dk(q, k, v, mask):
     q, k, v, mask = _prepare(q, k, v, mask)
     scores = np.einsum("...id,...jd->...ij", q, k) / q.shape[-1]
@@ -506,7 +506,7 @@ def var_ma_scale_from_values(q, k, v, mask):
 
 
 # -- softmax over queries
-@answer("masked_attention", kind="variant", expect="softmax over queries",
+@answer("masked_attention", kind="variant", expect="softmax over the wrong axis",
         note="own softmax with axis=-2 throughout")
 def var_ma_own_softmax_axis_minus_2(q, k, v, mask):
     q, k, v, mask = _prepare(q, k, v, mask)
@@ -516,12 +516,23 @@ def var_ma_own_softmax_axis_minus_2(q, k, v, mask):
     return weights @ v, weights
 
 
-@answer("masked_attention", kind="variant", expect="softmax over queries",
+@answer("masked_attention", kind="variant", expect="softmax over the wrong axis",
         note="cu.softmax of the transposed scores, transposed back")
 def var_ma_softmax_of_transpose(q, k, v, mask):
     q, k, v, mask = _prepare(q, k, v, mask)
     masked = np.where(mask, _scores(q, k), -np.inf)
     weights = np.swapaxes(cu.softmax(np.swapaxes(masked, -1, -2)), -1, -2)
+    return weights @ v, weights
+
+
+# -- softmax over the whole array
+@answer("masked_attention", kind="variant", expect="softmax over the whole array",
+        note="own softmax with one max and one sum over the whole array")
+def var_ma_softmax_whole_array(q, k, v, mask):
+    q, k, v, mask = _prepare(q, k, v, mask)
+    scores = np.where(mask, _scores(q, k), -np.inf)
+    e = np.exp(scores - scores.max())
+    weights = e / e.sum()
     return weights @ v, weights
 
 
