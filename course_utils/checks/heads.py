@@ -92,14 +92,15 @@ def _heads_mask(mask):
 
 def multi_head_variant(x, w_q, w_k, w_v, w_o, num_heads, mask=None, *, split="ok", merge="ok", out="ok",
                        scale="d_head", axis=-1, use_mask=True, mask_at="scores", weights="per head",
-                       softmax=course_softmax, fill=-np.inf, additive=False, head_axis=True, k_t=False):
+                       softmax=course_softmax, fill=-np.inf, additive=False, head_axis=True, k_t=False, invert=False):
     """Multi-head attention with one knob per known mistake (also those of 05's capstone); returns (output, weights).
 
     mask_at: "scores" (blocked scores set to ``fill`` before the softmax, or with ``additive`` ``fill`` added
     to them), "weights" (the softmax of all scores, then the blocked weights set to 0, not renormalised),
     "renormalise" (then each row divided by its sum: 0 / 0 where nothing is left) or "renormalise safely"
-    (rows summing to 0 stay 0). head_axis False: the mask meets the scores (..., h, T, T) without a heads axis
-    inserted. k_t: ``k.T`` (every axis reversed) instead of swapping the last two.
+    (rows summing to 0 stay 0), "multiply" (scores * mask) or "add" (scores + mask). invert: the mask's ~.
+    head_axis False: the mask meets the scores (..., h, T, T) without a heads axis inserted. k_t: ``k.T`` (every
+    axis reversed) instead of swapping the last two.
     """
     x = np.asarray(x, dtype=float)
     d_model = x.shape[-1]
@@ -111,10 +112,13 @@ def multi_head_variant(x, w_q, w_k, w_v, w_o, num_heads, mask=None, *, split="ok
     scores = q @ (k.T if k_t else np.swapaxes(k, -1, -2)) / divisor  # (..., h, T, T)
     blocked = mask is not None and use_mask
     m = (_heads_mask(mask) if head_axis else np.asarray(mask, dtype=bool)) if blocked else None
+    m = ~m if blocked and invert else m
+    if blocked and mask_at in ("multiply", "add"):
+        scores = scores * m if mask_at == "multiply" else scores + m
     if blocked and mask_at == "scores":
         scores = scores + np.where(m, 0.0, fill) if additive else np.where(m, scores, fill)
     w = softmax(scores, axis=axis)  # (..., h, T, T)
-    if blocked and mask_at != "scores":
+    if blocked and mask_at not in ("scores", "multiply", "add"):
         w = np.where(m, w, 0.0)  # (..., h, T, T): rows no longer sum to one
         total = w.sum(axis=-1, keepdims=True)
         if mask_at == "renormalise":
@@ -410,6 +414,9 @@ MULTI_HEAD_ATTENTION_MISTAKES = (
         reproduce=_bug(use_mask=False),
     ),
     catalogued("mask after the softmax", reproduce=_bug(mask_at="weights")),
+    catalogued("inverted mask", reproduce=_bug(invert=True)),
+    catalogued("mask multiplied into the scores", reproduce=_bug(mask_at="multiply")),
+    catalogued("boolean mask added to the scores", reproduce=_bug(mask_at="add")),
     catalogued("zero then renormalise", reproduce=_bug(mask_at="renormalise") + _bug(mask_at="renormalise safely")),
     KnownMistake(
         "mask without a heads axis",

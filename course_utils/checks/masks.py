@@ -317,13 +317,9 @@ MASKED_ATTENTION_MISTAKES = (
         lambda q, k, v, m: _attend(q, k, v, m, how="zero"),
         lambda q, k, v, m: _attend(q, k, v, m, how="zero", softmax=shifted_softmax),
     )),
-    KnownMistake(
-        "inverted mask",
-        _INVERTED_HINT + " Here: `np.where(mask, scores, -np.inf)` keeps the scores where mask is True.",
-        reproduce=_variants(invert=True) + (
-            lambda q, k, v, m: _attend(q, k, v, m, how="zero", invert=True),
-        ),
-    ),
+    catalogued("inverted mask", reproduce=_variants(invert=True) + (
+        lambda q, k, v, m: _attend(q, k, v, m, how="zero", invert=True),
+    )),
     # (exp / sum without the shift gives the same nan row, but it also overflows on large scores: "no max shift")
     catalogued("nan in an empty row", reproduce=lambda q, k, v, m: _attend(q, k, v, m, softmax=shifted_softmax)),
     catalogued("zero then renormalise", reproduce=(
@@ -338,20 +334,8 @@ MASKED_ATTENTION_MISTAKES = (
         lambda q, k, v, m: _attend(q, k, v, m, softmax=naive_softmax),
         lambda q, k, v, m: _attend(q, k, v, m, softmax=naive_softmax_empty_rows_zero),  # empty rows handled
     )),
-    KnownMistake(
-        "mask multiplied into the scores",
-        "Setting the blocked scores to 0 (multiplying the scores by the mask, or "
-        "`np.where(mask, scores, 0)`) does not remove them: exp(0) = 1, so the blocked keys still "
-        "get weight. A blocked score must become -inf: `np.where(mask, scores, -np.inf)`.",
-        reproduce=_variants(how="multiply"),
-    ),
-    KnownMistake(
-        "boolean mask added to the scores",
-        "A boolean mask is not added to the scores: True counts as 1, so adding it raises the "
-        "permitted scores by 1 and leaves the blocked ones in play. (Only a *float* mask of 0 and "
-        "-inf is added.) Use `np.where(mask, scores, -np.inf)`.",
-        reproduce=_variants(how="add"),
-    ),
+    catalogued("mask multiplied into the scores", reproduce=_variants(how="multiply")),
+    catalogued("boolean mask added to the scores", reproduce=_variants(how="add")),
     KnownMistake(
         "scaled by sqrt(d_v)",
         lambda got, args: (

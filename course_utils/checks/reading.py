@@ -494,13 +494,9 @@ CAPSTONE_MISTAKES = (
         "tokens see later real tokens and <pad> keys. A key must pass both masks: `causal & padding`.",
         reproduce=_variants(combine="or"),
     ),
-    KnownMistake(
-        "inverted mask",
-        "Your mask is inverted: True where attention is blocked. This course follows PyTorch's "
-        "`scaled_dot_product_attention`: True = may attend, and `np.where(mask, scores, -np.inf)` keeps "
-        "the scores where the mask is True.",
-        reproduce=_variants(invert=True),
-    ),
+    catalogued("inverted mask", reproduce=_variants(invert=True)),
+    catalogued("mask multiplied into the scores", reproduce=_variants(mask_at="multiply")),
+    catalogued("boolean mask added to the scores", reproduce=_variants(mask_at="add")),
     KnownMistake(
         "mask without a head axis",
         "The scores of every head have shape (B, h, T, T), but your mask is (B, T, T): numpy lines it "

@@ -407,7 +407,7 @@ def mha_dmodel_from_axis1(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
     return cu.merge_heads(weights @ v) @ w_o, weights
 
 
-@answer("multi_head_attention", note="nn.MultiheadAttention convention: -inf where the mask is True")
+@answer("multi_head_attention", kind="variant", expect="inverted mask", note="nn.MultiheadAttention convention: -inf where the mask is True")
 def mha_mask_true_is_blocked(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
     x = np.asarray(x, dtype=float)
     q, k, v = (cu.split_heads(x @ w, num_heads) for w in (w_q, w_k, w_v))

@@ -682,3 +682,25 @@ def var_mha_zero_renormalise(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
 @answer("multi_head_attention", kind="variant", expect="k.T on a batch", note="q @ k.T on the (..., h, T, d_head) keys")
 def var_mha_k_dot_T(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
     return _mha_with(x, w_q, w_k, w_v, w_o, num_heads, mask, keys_t=lambda k: k.T)
+
+
+@answer("multi_head_attention", kind="variant", expect="mask multiplied into the scores",
+        note="every head's scores multiplied by the mask")
+def var_mha_scores_times_mask(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
+    q, k, v = (cu.split_heads(np.asarray(x, float) @ w, num_heads) for w in (w_q, w_k, w_v))
+    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = scores * _heads_mask(mask)
+    weights = cu.softmax(scores)
+    return cu.merge_heads(weights @ v) @ w_o, weights
+
+
+@answer("multi_head_attention", kind="variant", expect="boolean mask added to the scores",
+        note="the boolean mask added to the scores, as a float mask would be")
+def var_mha_scores_plus_mask(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
+    q, k, v = (cu.split_heads(np.asarray(x, float) @ w, num_heads) for w in (w_q, w_k, w_v))
+    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = scores + _heads_mask(mask)
+    weights = cu.softmax(scores)
+    return cu.merge_heads(weights @ v) @ w_o, weights

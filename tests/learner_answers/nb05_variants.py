@@ -636,7 +636,7 @@ def var_contributions_weight_times_row_sum(weights, values):
 
 # -- the catalogue's scale, softmax, mask, batch and heads mistakes in the capstone
 def _capstone(x, lengths, w_q, w_k, w_v, w_o, num_heads, *, split=None, merge=None, divisor=None, softmax=None,
-              keys_t=None, after=None):
+              keys_t=None, after=None, apply=None):
     """The capstone written step by step, one step replaceable (``after``: the mask applied to the weights)."""
     x = np.asarray(x, dtype=float)
     B, T, d_model = x.shape
@@ -645,7 +645,8 @@ def _capstone(x, lengths, w_q, w_k, w_v, w_o, num_heads, *, split=None, merge=No
     scores = q @ (keys_t(k) if keys_t else np.swapaxes(k, -1, -2))
     scores = scores / (divisor(q, x) if divisor else np.sqrt(q.shape[-1]))
     mask4 = _right_mask4(lengths, T)
-    weights = (softmax or cu.softmax)(scores if after else np.where(mask4, scores, -np.inf))
+    masked = apply(scores, mask4) if apply else np.where(mask4, scores, -np.inf)
+    weights = (softmax or cu.softmax)(scores if after else masked)
     if after:
         weights = after(weights, mask4)
     return (merge or cu.merge_heads)(weights @ v) @ w_o, weights
@@ -706,6 +707,8 @@ for _expect, _note, _knobs in [
      dict(split=_split_3d_transpose)),
     ("merge without the transpose", "own merge: reshape straight to (B, T, d_model)", dict(merge=_merge_reshape_only)),
     ("heads interleaved", "own merge with the heads axis moved last", dict(merge=_merge_heads_last)),
+    ("mask multiplied into the scores", "scores * mask", dict(apply=lambda s, m: s * m)),
+    ("boolean mask added to the scores", "scores + mask (a PyTorch float-mask habit)", dict(apply=lambda s, m: s + m)),
     ("zero then renormalise", "softmax over all keys, blocked weights zeroed, rows renormalised (empty rows 0)",
      dict(softmax=cu.softmax, after=_zero_renormalise)),
 ]:
