@@ -99,8 +99,10 @@ MUTANTS = {
         split=lambda x, h: x.reshape(*x.shape[:-2], h, x.shape[-2], x.shape[-1] // h)),
     "interleaved columns": dict(
         split=lambda x, h: np.moveaxis(x.reshape(*x.shape[:-1], x.shape[-1] // h, h), -1, -3)),
-    "transpose for a fixed number of axes": dict(
-        split=lambda x, h: x.reshape(*x.shape[:-1], h, x.shape[-1] // h).transpose(1, 0, 2)),
+    "transpose for a fixed number of axes": dict(  # each written for 3-D arrays only
+        split=lambda x, h: x.reshape(*x.shape[:-1], h, x.shape[-1] // h).transpose(1, 0, 2),
+        merge=lambda x: x.transpose(1, 0, 2).reshape(*x.shape[:-3], x.shape[-2], -1),
+        keys_t=lambda k: k.transpose(0, 2, 1)),
     "merge without the transpose": dict(merge=lambda x: x.reshape(*x.shape[:-3], x.shape[-2], -1)),
     "heads interleaved": dict(merge=lambda x: np.moveaxis(x, -3, -1).reshape(*x.shape[:-3], x.shape[-2], -1)),
     "no output projection": dict(out=lambda merged, w_o: merged),
@@ -243,6 +245,14 @@ def test_02_axis_0_and_whole_matrix_softmax_get_separate_hints():
 def test_02_w_q_for_q_and_k_is_told_what_was_done():
     result = _check("project", lambda x, w_q, w_k, w_v: (x @ w_q, x @ w_q, x @ w_v))
     assert result.mistake == "k from w_q" and "all three" not in result.hint and "k is computed with w_q" in result.hint
+
+
+def test_03_a_3d_only_transpose_of_the_keys_is_named():
+    def masked_attention(q, k, v, mask):
+        weights = softmax(np.where(mask, q @ k.transpose(0, 2, 1) / np.sqrt(q.shape[-1]), -np.inf))
+        return weights @ v, weights
+
+    assert _check("masked_attention", masked_attention).mistake == "transpose for a fixed number of axes"
 
 
 def test_04_a_4d_only_transpose_is_named():

@@ -282,6 +282,8 @@ def _merge_batch_hint(got, args):
 
 
 MERGE_HEADS_MISTAKES = (
+    catalogued("transpose for a fixed number of axes",
+               error=error_message_contains("axes don't match array", error_type=ValueError)),
     catalogued("merge without the transpose", reproduce=lambda x: _merge(x, "no transpose")),
     catalogued("heads interleaved", reproduce=(
         lambda x: _merge(x, "interleave"),

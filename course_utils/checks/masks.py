@@ -356,6 +356,8 @@ MASKED_ATTENTION_MISTAKES = (
     swapped_outputs(_attend),
     # the batch case has B=2, T=3, d_k=4: q (2, 3, 4) @ k.T (4, 3, 2) fails with exactly this
     catalogued("k.T on a batch", error=error_message_contains("(size 3 is different from 4)", error_type=ValueError)),
+    catalogued("transpose for a fixed number of axes",
+               error=error_message_contains("axes don't match array", error_type=ValueError)),
     KnownMistake(
         "matmul shapes",
         "Mind the shapes of the two products: the scores are `q @ np.swapaxes(k, -1, -2)`, "

@@ -525,6 +525,15 @@ def var_ma_softmax_of_transpose(q, k, v, mask):
     return weights @ v, weights
 
 
+# -- transpose for a fixed number of axes
+@answer("masked_attention", kind="variant", expect="transpose for a fixed number of axes",
+        note="k.transpose(0, 2, 1), written for the batch: fails on 2-D input")
+def var_ma_keys_transpose_021(q, k, v, mask):
+    q, k, v, mask = _prepare(q, k, v, mask)
+    weights = cu.softmax(np.where(mask, q @ k.transpose(0, 2, 1) / np.sqrt(q.shape[-1]), -np.inf))
+    return weights @ v, weights
+
+
 # -- softmax over the whole array
 @answer("masked_attention", kind="variant", expect="softmax over the whole array",
         note="own softmax with one max and one sum over the whole array")

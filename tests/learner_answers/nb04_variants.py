@@ -227,7 +227,7 @@ def var_merge_loop_first_axis(x):
     return np.concatenate(parts, axis=-1)
 
 
-@answer("merge_heads", kind="variant", expect="only for one sequence",
+@answer("merge_heads", kind="variant", expect="transpose for a fixed number of axes",
         note="np.transpose(x, (1, 0, 2)) then reshape: 3-D input only")
 def var_merge_np_transpose_102(x):
     x = np.asarray(x, dtype=float)
