@@ -127,17 +127,22 @@ def causal_full(T):
     return np.ones((T, T), dtype=bool)
 
 
+def causal_eye(T):
+    return np.eye(T, dtype=bool)
+
+
 CAUSAL_MUTANTS = [
     # (learner function, first failing case, known mistake (None: generic hint), a word of the hint)
     (causal_triu_k1, 1, "inverted", "inverted"),
     (causal_negated, 1, "inverted", "inverted"),
     (causal_triu, 2, "future instead of past", "np.triu"),
     (causal_wrong_comparison, 2, "future instead of past", "np.triu"),
-    (causal_k_plus_1, 2, "sees the next token", "`k=1`"),
-    (causal_k_minus_1, 1, "cannot see itself", "`k=-1`"),
-    (causal_strict_comparison, 1, "cannot see itself", "`k=-1`"),
+    (causal_k_plus_1, 2, "sees the next token", "k=1)"),
+    (causal_k_minus_1, 1, "cannot see itself", "k=-1)"),
+    (causal_strict_comparison, 1, "cannot see itself", "k=-1)"),
     (causal_float_k_plus_1, 2, "sees the next token", "Also, your mask holds 0/1 numbers of dtype float64"),
     (causal_tril_of_T, 1, "tril of a number", "needs a 2-D array"),
+    (causal_eye, 2, "each token sees only itself", "np.eye"),
     (causal_full, 2, None, "lower triangle"),
     (causal_no_return, 1, None, "`return"),
 ]
@@ -693,4 +698,4 @@ def test_checkers_refuse_a_non_function_politely():
 def test_mutant_count():
     """The report quotes these counts: keep them in sync with the lists above."""
     counts = (len(CAUSAL_MUTANTS) + 2 + 1, len(PADDING_MUTANTS) + 2, len(ATTENTION_MUTANTS))
-    assert counts == (14, 11, 23)
+    assert counts == (15, 11, 23)

@@ -476,7 +476,7 @@ def capstone_softmax_over_queries(x, lengths, w_q, w_k, w_v, w_o, num_heads):
 
 
 CAPSTONE_MUTANTS = [
-    (capstone_causal_sees_next, 1, "causal mask off by one", "sees the next one"),
+    (capstone_causal_sees_next, 1, "sees the next token", "sees the next one"),
     (capstone_causal_only, 1, "causal only", "padding mask is missing"),
     (capstone_padding_only, 1, "padding only", "causal mask is missing"),
     (capstone_padding_on_queries, 1, "padding on the queries", "*queries*"),
@@ -492,7 +492,7 @@ CAPSTONE_MUTANTS = [
     (capstone_weights_averaged, 1, "one head", "not their average"),
     (capstone_swapped, 1, "swapped outputs", "output first"),
     (capstone_softmax_over_queries, 1, "softmax over the wrong axis", "`axis=-1`"),
-    (capstone_triu_causal, 1, None, "0/1"),
+    (capstone_triu_causal, 1, "future instead of past", "np.triu"),
     # not known mistakes, found by a new learner: the generic hint names where to look (not only the masks)
     (capstone_split_without_swap, 2, None, "swap the T and h axes"),
 

@@ -126,10 +126,10 @@ def test_capstone_off_by_one_causal_mask_is_not_called_padding_only():
 
     assert check_capstone_layer(_capstone_with_causal(0)).status == "correct"
     result = check_capstone_layer(_capstone_with_causal(1))
-    assert result.mistake == "causal mask off by one", result.text
+    assert result.mistake == "sees the next token", result.text
     assert "sees the next one" in result.hint and "padding mask only" not in result.hint
     result = check_capstone_layer(_capstone_with_causal(-1))
-    assert result.mistake == "causal mask off by one" and "attend to itself" in result.hint
+    assert result.mistake == "cannot see itself" and "attend to itself" in result.hint
 
 
 def test_contributions_summed_per_key_is_not_called_the_output():

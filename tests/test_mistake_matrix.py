@@ -67,6 +67,7 @@ def merge(x):
 
 
 RIGHT = dict(
+    causal=lambda T: np.tril(np.ones((T, T), dtype=bool)),
     softmax=softmax,
     scale=lambda q, k, x: np.sqrt(q.shape[-1]),
     keys_t=lambda k: np.swapaxes(k, -1, -2),
@@ -80,6 +81,10 @@ RIGHT = dict(
 
 #: The one step each catalogue mistake writes wrong.
 MUTANTS = {
+    "sees the next token": dict(causal=lambda T: np.tril(np.ones((T, T), dtype=bool), k=1)),
+    "cannot see itself": dict(causal=lambda T: np.tril(np.ones((T, T), dtype=bool), k=-1)),
+    "future instead of past": dict(causal=lambda T: np.triu(np.ones((T, T), dtype=bool))),
+    "each token sees only itself": dict(causal=lambda T: np.eye(T, dtype=bool)),
     "no max shift": dict(softmax=exp_over_sum),
     "softmax over the wrong axis": dict(softmax=lambda s, axis=-1: softmax(s, axis=0)),
     "softmax over the whole array": dict(softmax=whole_array),
@@ -135,13 +140,14 @@ def _removal_effects(S, scores, values):
 
 def _capstone(S, x, lengths, w_q, w_k, w_v, w_o, num_heads):
     T = x.shape[1]
-    causal = np.tril(np.ones((T, T), dtype=bool))
+    causal = S.causal(T)
     real = np.arange(T)[None, :] < lengths[:, None]
     return _multi_head(S, x, w_q, w_k, w_v, w_o, num_heads, (causal[None] & real[:, None, :])[:, None])
 
 
 #: exercise -> (steps -> the learner's function).
 EXERCISES = {
+    "causal_mask": lambda S: S.causal,
     "softmax": lambda S: lambda x: S.softmax(np.asarray(x, dtype=float)),
     "attention_row": lambda S: lambda scores, values: S.result(S.softmax(scores) @ values, S.softmax(scores)),
     "scaled_scores": lambda S: lambda q, k: q @ S.keys_t(k) / S.scale(q, k, None),
@@ -253,6 +259,12 @@ def test_03_a_3d_only_transpose_of_the_keys_is_named():
         return weights @ v, weights
 
     assert _check("masked_attention", masked_attention).mistake == "transpose for a fixed number of axes"
+
+
+def test_03_and_05_a_causal_mask_from_np_eye_is_named():
+    eye = "each token sees only itself"
+    assert _check("causal_mask", lambda T: np.eye(T, dtype=bool)).mistake == eye
+    assert _check("capstone_layer", answer("capstone_layer", eye)).mistake == eye
 
 
 def test_04_a_4d_only_transpose_is_named():

@@ -69,27 +69,10 @@ CAUSAL_MASK_MISTAKES = (
         _INVERTED_HINT + " For a causal mask: `np.tril(np.ones((T, T), dtype=bool))`.",
         reproduce=lambda T: ~_tril(T),
     ),
-    KnownMistake(
-        "future instead of past",
-        "Your mask lets each token see itself and the tokens *after* it (the upper triangle, what "
-        "`np.triu` keeps). A causal mask hides the later tokens: row i (query i) is True for keys "
-        "0..i, the lower triangle: `np.tril`, not `np.triu`.",
-        reproduce=lambda T: _tril(T).T,
-    ),
-    KnownMistake(
-        "sees the next token",
-        "Off by one: query i may also attend to key i+1, so every token sees the next one (the "
-        "first diagonal above the main one is True). Use `np.tril(..., k=0)` (the default), not "
-        "`k=1`: row i must be True for keys 0..i only.",
-        reproduce=lambda T: _tril(T, 1),
-    ),
-    KnownMistake(
-        "cannot see itself",
-        "Off by one: the diagonal is False, so no token may attend to itself, and the first token "
-        "has no permitted key at all (its softmax row is empty: NaN, or zeros). A causal mask keeps "
-        "the diagonal: `np.tril(..., k=0)` (the default), not `k=-1`.",
-        reproduce=lambda T: _tril(T, -1),
-    ),
+    catalogued("future instead of past", reproduce=lambda T: _tril(T).T),
+    catalogued("sees the next token", reproduce=lambda T: _tril(T, 1)),
+    catalogued("cannot see itself", reproduce=lambda T: _tril(T, -1)),
+    catalogued("each token sees only itself", reproduce=lambda T: np.eye(T, dtype=bool)),
     KnownMistake(
         "tril of a number",
         "`np.tril` needs a 2-D array to cut, not the number T: start from a (T, T) array of True, "

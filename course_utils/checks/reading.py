@@ -370,7 +370,7 @@ def _reference_capstone(x, lengths, w_q, w_k, w_v, w_o, num_heads):
 
 
 def _layer(x, lengths, w_q, w_k, w_v, w_o, num_heads, *, masks="both", combine="and", pad_axis="keys",
-           invert=False, diagonal=0, heads=True, softmax="course", **attention):
+           invert=False, diagonal=0, causal="tril", heads=True, softmax="course", **attention):
     """The capstone layer with one knob per mistake (the buggy versions the checker recognises): the mask it
     builds from ``lengths``, then notebook 04's ``multi_head_variant`` with the ``attention`` knobs (e.g.
     ``mask_at="weights"``: an unmasked softmax, then the blocked weights set to 0; renormalising each row after
@@ -379,7 +379,8 @@ def _layer(x, lengths, w_q, w_k, w_v, w_o, num_heads, *, masks="both", combine="
     x = np.asarray(x, dtype=float)
     B, T, _ = x.shape
     positions = np.arange(T)
-    causal = positions[None, :] <= positions[:, None] + diagonal  # (T, T); diagonal 1: sees the next token
+    lower = positions[None, :] <= positions[:, None] + diagonal  # (T, T); diagonal 1: sees the next token
+    causal = {"tril": lower, "triu": lower.T, "eye": np.eye(T, dtype=bool)}[causal]
     real = positions[None, :] < np.asarray(lengths)[:, None]  # (B, T)
     pad = real[:, None, :] if pad_axis == "keys" else real[:, :, None]  # (B, 1, T) or (B, T, 1)
     if masks == "causal":
@@ -393,13 +394,6 @@ def _layer(x, lengths, w_q, w_k, w_v, w_o, num_heads, *, masks="both", combine="
     output, weights = multi_head_variant(x, w_q, w_k, w_v, w_o, num_heads if heads else 1, mask,
                                          softmax=SOFTMAXES[softmax], **attention)  # weights (B, h, T, T)
     return output, weights if heads else weights[:, 0]  # one head: (B, T, T)
-
-
-def _off_by(got, args):
-    """+1 if the learner's weights put weight just above the diagonal (a token sees the next one),
-    else -1 (the diagonal is blocked)."""
-    weights = np.asarray(got[1], dtype=float)
-    return 1 if np.triu(weights, 1).any() else -1
 
 
 def _names_scores_shape(exc, args):
@@ -461,19 +455,10 @@ CAPSTONE_MISTAKES = (
         "`causal[None, :, :] & real_keys[:, None, :]` (B, T, T).",
         reproduce=_variants(masks="causal"),
     ),
-    KnownMistake(
-        "causal mask off by one",
-        lambda got, args: (
-            "Your causal mask is off by one: "
-            + ("query i may also attend to key i+1, so every token sees the next one (`np.tril(..., k=1)`, or "
-               "`<=` where `<` was meant). " if _off_by(got, args) > 0 else
-               "no token may attend to itself (`np.tril(..., k=-1)`, or `<` where `<=` was meant), and the first "
-               "token has no permitted key at all. ")
-            + "Query i may attend to keys 0..i: `np.arange(T)[None, :] <= np.arange(T)[:, None]`, the lower "
-            "triangle with the diagonal (notebook 03)."
-        ),
-        reproduce=_variants(diagonal=1) + _variants(diagonal=-1),
-    ),
+    catalogued("sees the next token", reproduce=_variants(diagonal=1)),
+    catalogued("cannot see itself", reproduce=_variants(diagonal=-1)),
+    catalogued("future instead of past", reproduce=_variants(causal="triu")),
+    catalogued("each token sees only itself", reproduce=_variants(causal="eye")),
     KnownMistake(
         "padding only",
         "You use the padding mask only: the causal mask is missing, so every token sees the tokens "

@@ -23,6 +23,12 @@ DTYPE_REMARK = "dtype"
 
 # ============================================================================ causal_mask(T)
 # -- inverted
+@answer("causal_mask", kind="variant", expect="each token sees only itself",
+        note="np.identity: the diagonal, as in 05's gallery")
+def var_causal_identity(T):
+    return np.identity(T) == 1
+
+
 @answer("causal_mask", kind="variant", expect="inverted",
         note="loop setting True for the keys after the query (the blocked ones)")
 def var_causal_loop_future_true(T):

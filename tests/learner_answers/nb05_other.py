@@ -445,7 +445,7 @@ def capstone_nan_empty_ticket(x, lengths, w_q, w_k, w_v, w_o, num_heads):
     return cu.merge_heads(weights @ v) @ w_o, weights
 
 
-@answer("capstone_layer", kind="variant", expect="causal mask off by one", note="causal mask with < (no token sees itself)")
+@answer("capstone_layer", kind="variant", expect="cannot see itself", note="causal mask with < (no token sees itself)")
 def capstone_causal_strict(x, lengths, w_q, w_k, w_v, w_o, num_heads):
     x, lengths = np.asarray(x, dtype=float), np.asarray(lengths)
     B, T, d_model = x.shape
@@ -510,7 +510,7 @@ def capstone_big_negative(x, lengths, w_q, w_k, w_v, w_o, num_heads):
     return cu.merge_heads(weights @ v) @ w_o, weights
 
 
-@answer("capstone_layer", note="causal part built with np.triu (upper triangle)")
+@answer("capstone_layer", kind="variant", expect="future instead of past", note="causal part built with np.triu (upper triangle)")
 def capstone_triu(x, lengths, w_q, w_k, w_v, w_o, num_heads):
     x, lengths = np.asarray(x, dtype=float), np.asarray(lengths)
     B, T, d_model = x.shape

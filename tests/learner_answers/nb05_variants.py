@@ -693,6 +693,26 @@ def _zero_renormalise(weights, mask4):
     return np.where(total > 0, kept / np.where(total > 0, total, 1.0), 0.0)
 
 
+def _causal_mask_of(causal, name):
+    def layer(x, lengths, w_q, w_k, w_v, w_o, num_heads):
+        x, lengths = np.asarray(x, dtype=float), np.asarray(lengths)
+        T = x.shape[1]
+        real = np.arange(T)[None, :] < lengths[:, None]
+        mask4 = (causal(T)[None] & real[:, None, :])[:, None]
+        heads, weights = _heads_attention(x, w_q, w_k, w_v, num_heads, mask4)
+        return cu.merge_heads(heads) @ w_o, weights
+
+    layer.__name__ = name
+    return layer
+
+
+var_capstone_eye = answer("capstone_layer", kind="variant", expect="each token sees only itself",
+                          note="causal part from np.eye")(
+    _causal_mask_of(lambda T: np.eye(T, dtype=bool), "var_capstone_eye"))
+var_capstone_tri_k1 = answer("capstone_layer", kind="variant", expect="sees the next token",
+                             note="causal part from np.tri(T, k=1)")(
+    _causal_mask_of(lambda T: np.tri(T, k=1) > 0, "var_capstone_tri_k1"))
+
 for _expect, _note, _knobs in [
     ("no scale", "scores never divided", dict(divisor=lambda q, x: 1.0)),
     ("divide by d_k", "divided by d_head itself", dict(divisor=lambda q, x: q.shape[-1])),
