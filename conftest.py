@@ -34,6 +34,7 @@ When tests/test_offline.py runs in the same session as the notebooks it is moved
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -176,9 +177,41 @@ KEY_NUMBERS_ADVICE = (
     "number in the text that the cells no longer print). If you did not mean to change them, the change broke them.")
 
 
+#: ``--mine``: (notebook, exercise, status) of each check cell run, in order (status None: the cell gave no verdict).
+_EXERCISE_VERDICTS: list[tuple[str, str, str | None]] = []
+_CHECK_CALL = re.compile(r"\bcheck_(\w+)\(")
+_STATUS_ATTRIBUTE = re.compile(r'data-check-status="([a-z ]+)"')  # course_utils/checks/_result.py's box
+#: Status -> the label a learner sees in the notebook (_result.py's labels).
+_VERDICT_WORDS = {"correct": "correct", "wrong": "not yet right", "not attempted": "not attempted yet",
+                  None: "no verdict (the cell failed or did not run)"}
+
+
+def exercise_verdicts(cell_source: str, outputs) -> list[tuple[str, str | None]]:
+    """The checker calls of one code cell with the verdict each printed: [(exercise, status or None), ...]."""
+    names = _CHECK_CALL.findall(cell_source)
+    statuses = [match for out in outputs or () for match in
+                _STATUS_ATTRIBUTE.findall(str(out.get("data", {}).get("text/html", "")))]
+    return [(name, statuses[i] if i < len(statuses) else None) for i, name in enumerate(names)]
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """``--mine``: note the verdict of each exercise whose check cell ran (the summary lists them)."""
+    report = yield
+    if call.when == "call" and isinstance(item.parent, LearnersOwnNotebook):
+        for exercise, status in exercise_verdicts(item.cell.source, item.test_outputs):
+            _EXERCISE_VERDICTS.append((item.parent.path.name, exercise, status))
+    return report
+
+
 def pytest_terminal_summary(terminalreporter):
     """Time per part of the suite and the slowest files (module fixtures count in their first and last test); what to
-    do when key numbers differ from the stored ones."""
+    do when key numbers differ from the stored ones; with ``--mine``, each exercise's verdict."""
+    if _EXERCISE_VERDICTS:
+        terminalreporter.write_line("Your exercises (\"passed\" above means a cell ran without an error, not that an "
+                                    "answer is right):")
+        for notebook, exercise, status in _EXERCISE_VERDICTS:
+            terminalreporter.write_line(f"  {notebook}: {exercise}: {_VERDICT_WORDS[status]}")
     if _KEY_NUMBERS_DIFFER:
         terminalreporter.write_line(KEY_NUMBERS_ADVICE.format(count=len(_KEY_NUMBERS_DIFFER), first=_KEY_NUMBERS_DIFFER[0]))
     if not _SECONDS_BY_PART:

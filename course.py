@@ -417,6 +417,11 @@ def cmd_test_mine(opts, extra):
     return _module(opts.venv, "pytest", ["--mine", "notebooks"] + list(extra))
 
 
+def cmd_html(opts, extra):
+    ensure_env(opts.venv, dev=True, settings=False, installer=opts.installer, compile=opts.compile)
+    return _script(opts.venv, TOOLS / "html_pages.py", extra)
+
+
 HUB_PROXY = Path("tests") / "hub" / "node_modules" / ".bin" / "configurable-http-proxy"
 
 
@@ -463,6 +468,7 @@ COMMANDS = {
               True),
     "notebooks": (cmd_notebooks, "regenerate notebooks/ from solutions/ (make notebooks)", True),
     "test-mine": (cmd_test_mine, "run your own notebooks as you saved them (make test-mine)", True),
+    "html": (cmd_html, "the solved notebooks as offline HTML pages in build/html/ (make html)", True),
     "env": (cmd_env, "create or update the learner's environment in .venv (make env)", False),
     "env-dev": (cmd_env_dev, "the same plus the maintainers' additions (make env-dev)", False),
     "test": (cmd_test, "ruff, then every test and notebook (make test; no JupyterHub proxy)", True),

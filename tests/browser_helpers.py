@@ -487,6 +487,40 @@ def answer_myths(page, panel, timeout_ms=15_000, redraw=None):
     return questions.count(), problems
 
 
+def cells_calling(path, call: str) -> int:
+    """How many code cells of a stored notebook call ``call`` (e.g. ``MythOrFact(``)."""
+    cells = json.loads(Path(path).read_text(encoding="utf-8"))["cells"]
+    return sum(cell["cell_type"] == "code" and call in "".join(cell["source"]) for cell in cells)
+
+
+def answer_reviews(page, panel, timeout_ms=15_000):
+    """Every review (``.course-review``, notebooks 02-05), by the keyboard alone: each question's first radio button
+    focused and chosen with Space, then the next one with the Down arrow; the feedback must be empty before a choice
+    and name the choice in words after each (``Right (`` or ``Not this one (``), changing with it. Returns
+    (questions answered, problems)."""
+    problems, answered = [], 0
+    for form in panel.locator(".course-review").all():
+        form.scroll_into_view_if_needed()
+        for n, box in enumerate(form.locator(".widget-radio-box").all(), 1):
+            note = box.locator("xpath=following-sibling::*[1]")
+            if note.inner_text().strip():
+                problems.append(f"review question {n}: feedback before any choice: {note.inner_text()[:60]!r}")
+            seen = []
+            for key in ("Space", "ArrowDown"):
+                if key == "Space":
+                    box.locator("input[type=radio]").first.focus()
+                page.keyboard.press(key)
+                try:
+                    note.locator("text=/Right \\(|Not this one \\(/").wait_for(timeout=timeout_ms)
+                    seen.append(note.inner_text().strip())
+                except Exception:  # playwright's TimeoutError
+                    problems.append(f"review question {n}: no feedback after {key}")
+            if len(seen) == 2 and seen[0] == seen[1]:
+                problems.append(f"review question {n}: the feedback did not change with the choice")
+            answered += 1
+    return answered, problems
+
+
 def take_inventory(page, panel, nickname, timeout_ms=15_000):
     """Answer the concept inventory (``.course-inventory``) if the notebook has one: the first choice of every
     question, a nickname, Submit. Returns None without a form, else (questions, feedback blocks shown, problems)."""

@@ -1,5 +1,5 @@
 """Every exercise checker with its known mistakes, by exercise name (for the hint-precision test and
-tools/hint_report.py), read from the checkers' own registry, ``course_utils.checks.CHECKERS``.
+tools/feedback_report.py), read from the checkers' own registry, ``course_utils.checks.CHECKERS``.
 
 An exercise name is the checker's name without ``check_`` (``"softmax"`` for ``check_softmax``),
 the name the answers in tests/learner_answers/ register under.

@@ -48,6 +48,7 @@ from browser_helpers import (  # tests/browser_helpers.py
     FRONTENDS,
     Server,
     answer_myths,
+    answer_reviews,
     axe_scan,
     blocking,
     dashboard_cells,
@@ -61,6 +62,8 @@ from browser_helpers import (  # tests/browser_helpers.py
     take_inventory,
     wait_for_dashboards,
 )
+
+from course_utils.lessons import reviews
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts" / "browser"
@@ -389,6 +392,12 @@ def drive(pages, servers, kernels_ahead, frontend, notebook, following):
         started = time.monotonic()
         myths, found = answer_myths(page, panel)
         problems += [f"{name}: {problem}" for problem in found]
+        # The review that opens 02-05: chosen by the keyboard alone, feedback in words for each choice.
+        reviewed, found = answer_reviews(page, panel)
+        problems += [f"{name}: {problem}" for problem in found]
+        expected_reviews = len(reviews.REVIEWS.get(notebook.stem, ()))  # questions (content/reviews.toml)
+        if reviewed != expected_reviews:
+            problems.append(f"{name}: {reviewed} review questions answered on the page, expected {expected_reviews}")
         # The concept inventory (00: before, no feedback; 08: after, feedback for every question).
         inventory = take_inventory(page, panel, nickname=f"browser-{frontend}")
         if inventory is not None:
@@ -410,7 +419,7 @@ def drive(pages, servers, kernels_ahead, frontend, notebook, following):
 
     summary = (f"{front.title} {notebook.name}: " + ", ".join(f"{k} {v:.1f} s" for k, v in timings.items())
                + f"; dashboards {cells.count()}, controls reached by Tab {reached}, keys {len(keys)} "
-               f"({', '.join(sorted(set(keys)))}); myth questions answered {myths}; "
+               f"({', '.join(sorted(set(keys)))}); myth questions answered {myths}; review questions {reviewed}; "
                f"inventory {'-' if inventory is None else f'{inventory[0]} questions, {inventory[1]} feedback'}; "
                f"{format_axe(axe)}; "
                f"kernels running before shutdown {kernels[0]}, after {kernels[1]} (the next notebook's left out); "

@@ -33,7 +33,6 @@ COURSE_REQUIRE_COLAB=1).
 """
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -46,7 +45,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import colab_helpers  # noqa: E402
-from browser_helpers import answer_myths, take_inventory  # noqa: E402
+from browser_helpers import answer_myths, answer_reviews, cells_calling, take_inventory  # noqa: E402
 from classic_helpers import (  # noqa: E402
     TOKEN,
     ClassicServer,
@@ -64,6 +63,8 @@ from classic_helpers import (  # noqa: E402
 )
 from test_browser import CHROMIUM, CHROMIUM_ARGS, _missing_browser_reason, skip_or_fail, stored_dashboards  # noqa: E402
 
+from course_utils.lessons import reviews  # noqa: E402  (the review questions each notebook shows)
+
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts" / "browser-classic"
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -74,12 +75,6 @@ NICKNAME = "browser-classic"
 #: takes course_utils out of that venv and the first cell installs it again).
 PYTHON_VARIABLE = "COURSE_CLASSIC_PYTHON"
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
-
-
-def cells_calling(path: Path, call: str) -> int:
-    """How many code cells of a stored notebook call ``call`` (e.g. ``MythOrFact(``)."""
-    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-    return sum(cell["cell_type"] == "code" and call in "".join(cell["source"]) for cell in cells)
 
 
 class Classic:
@@ -250,6 +245,11 @@ def test_notebook_runs_and_every_control_redraws_in_classic_notebook(classic, no
         expected_myths = cells_calling(notebook, "MythOrFact(")
         if myths != expected_myths:
             problems.append(f"{name}: {myths} myth cards on the page, the notebook makes {expected_myths}")
+        reviewed, found = answer_reviews(page, page)
+        problems += [f"{name}: {problem}" for problem in found]
+        expected_reviews = len(reviews.REVIEWS.get(Path(notebook).stem, ()))  # questions (content/reviews.toml)
+        if reviewed != expected_reviews:
+            problems.append(f"{name}: {reviewed} review questions answered by keyboard, expected {expected_reviews}")
         if cells_calling(notebook, "ConceptInventory(") and page.locator(".course-inventory").count() == 0:
             problems.append(f"{name}: the concept inventory form does not show")
         if myths:

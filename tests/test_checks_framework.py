@@ -165,7 +165,7 @@ def test_returning_none_is_wrong():
 def test_wrong_shape_is_wrong():
     result = check_double(lambda x: (2 * x).reshape(-1, 1))
     assert_wrong(result, 1)
-    assert "The shape of its result is (1, 1); expected (1,)." in result.message
+    assert "The shape of its result is (1, 1); expected (1,): 2 axes instead of 1." in result.message
     assert ".shape" in result.hint
 
 

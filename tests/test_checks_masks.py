@@ -270,7 +270,7 @@ PADDING_MUTANTS = [
     (padding_greater_equal, 1, "inverted", "`>=` instead of `<`"),
     (padding_greater, 1, "inverted", "`>=` instead of `<`"),
     (padding_negated, 1, "inverted", "inverted"),
-    (padding_less_equal, 2, "one padding position too many", "`<=`"),
+    (padding_less_equal, 2, "one padding position too many", "one True too many"),
     (padding_positions_from_one, 1, "one real position too few", "np.arange(1, T + 1)"),
     (padding_transposed, 2, "transposed", "(T, B)"),
     (padding_float_transposed, 2, "transposed", "Also, your mask holds 0/1 numbers of dtype float32"),

@@ -13,7 +13,7 @@ from __future__ import annotations
 import html
 import json
 import re
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import nbformat
@@ -314,6 +314,26 @@ def test_the_post_form_gives_the_learners_own_gain_when_the_pre_file_is_there(tm
     form.submit()
     expected = (75.0 - 25.0) / (100.0 - 25.0)
     assert "Before the course" in form.status.value and f"{expected:.2f}" in form.status.value
+
+
+def test_08_answered_again_days_later_is_saved_as_the_delayed_retake(tmp_path):
+    """Issue 27: the answer file records which attempt it is. The same nickname a day or more after the first "post"
+    is the delayed retake, compared with that first one; a second Submit on the same day stays a "post"."""
+    first = {item.key: inv.CORRECT for item in inv.ITEMS[:9]}                       # 9 of 12: 75 %
+    inv.save(inv.make_record("Ada", "post", first, now=datetime.now(timezone.utc) - timedelta(days=3)), tmp_path)
+    inv.save(inv.make_record("Bo", "post", first, now=datetime.now(timezone.utc) - timedelta(hours=2)), tmp_path)
+    form = ConceptInventory("post", folder=tmp_path)
+    form.nickname.value = "ADA"
+    for number in range(1, 7):                                                      # 6 of 12: 50 %
+        form.answer(number, inv.CORRECT)
+    path = form.submit()
+    assert ".delayed." in path.name and inv.read_record(path)["attempt"] == inv.DELAYED
+    assert "delayed retake, 3 days after your first answers here (75 % then)" in form.status.value, form.status.value
+    assert "Right" in form.feedback[0].value                                        # the feedback as for "post"
+    form.nickname.value = "Bo"                                                      # two hours later: a resubmit
+    again = form.submit()
+    assert ".post." in again.name and "delayed" not in form.status.value
+    assert inv.recorded_attempt("pre", "Ada", tmp_path) == ("pre", None)             # only 08's attempt turns
 
 
 def test_the_button_submits_and_a_missing_nickname_saves_nothing(tmp_path):

@@ -260,3 +260,29 @@ def test_with_fewer_than_ten_learners_there_is_no_item_analysis(room, tmp_path, 
     out = capsys.readouterr().out
     assert "Item analysis (difficulty, discrimination): not computed; it needs at least 10 learners" in out
     assert "(5 before, 4 after)" in out and "discrimination +" not in out
+
+
+def test_the_delayed_retake_is_reported_per_item_beside_the_first_answers_after(tmp_path, capsys):
+    """Issue 27: immediate versus delayed per item (what was forgotten), the days between, and the claims."""
+    after = MORNING + timedelta(hours=3)
+    for name, (right_after, right_later, days) in {"Ada": (9, 6, 4), "Bo": (9, 9, 2)}.items():
+        inv.save(inv.make_record(name, "pre", answers(3), now=MORNING), tmp_path)
+        inv.save(inv.make_record(name, "post", answers(right_after), now=after), tmp_path)
+        inv.save(inv.make_record(name, inv.DELAYED, answers(right_later), now=after + timedelta(days=days)), tmp_path)
+    inv.save(inv.make_record("Cy", inv.DELAYED, answers(12), now=after), tmp_path)  # no "post" to compare with
+    report = report_tool.make_report(*report_tool.collect([tmp_path]))
+    assert report.retained == ["ada", "bo"] and sorted(report.delay_days) == [2.0, 4.0]
+    # items 1-6 right for both; 7-9 right for both just after, for Bo alone days later; 10-12 for neither
+    assert report.retention == [(100.0, 100.0)] * 6 + [(100.0, 50.0)] * 3 + [(0.0, 0.0)] * 3
+    assert report_tool.main([str(tmp_path), "--figure", str(tmp_path / "f.png")]) == 0
+    out = capsys.readouterr().out
+    assert "Delayed retake: 2 learners answered notebook 08 again, 2.0 to 4.0 days (median 3.0)" in out
+    assert f" 7. {inv.ITEMS[6].topic:<42s} 100 % ->  50 %   <- forgotten by some" in out
+    assert f" 1. {inv.ITEMS[0].topic:<42s} 100 % -> 100 %\n" in out
+    assert "Mean score of these 2: 75.0 % just after, 62.5 % days later." in out
+    assert all(claim in out for claim in report_tool.DELAYED_CLAIMS)
+
+
+def test_without_a_delayed_retake_the_report_says_how_one_is_made(room, capsys):
+    assert report_tool.main([str(room), "--figure", str(room / "f.png")]) == 0
+    assert "Delayed retake: none in these files" in capsys.readouterr().out

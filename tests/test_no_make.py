@@ -409,3 +409,15 @@ def test_clean_env_removes_the_environment(built):
     assert "Removed the environment" in done.stdout, out_of(done)
     again = f"({course.LAUNCHER} env, {course.LAUNCHER} lab or {course.LAUNCHER} test creates it again)."
     assert again in done.stdout and not names_make(built, done.stdout), out_of(done)
+
+
+def test_html_without_make_runs_the_html_tool_with_its_arguments(monkeypatch, tmp_path):
+    """README's table: `make html` is `py course.py html` (the maintainers' environment, then tools/html_pages.py)."""
+    calls = []
+    monkeypatch.setattr(course, "ensure_env", lambda venv, **how: calls.append(("env", how.get("dev"))))
+    monkeypatch.setattr(course, "_script", lambda venv, script, extra: calls.append((Path(script).name, list(extra)))
+                        or 0)
+    assert course.main(["html", "--out", str(tmp_path)]) == 0
+    assert calls == [("env", True), ("html_pages.py", ["--out", str(tmp_path)])], calls
+    readme = (ROOT / "README.md").read_text()
+    assert "| `make html` (`HTML_ARGS=...`) | `py course.py html` |" in readme

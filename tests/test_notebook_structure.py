@@ -793,6 +793,53 @@ def test_no_question_gives_its_answer_away(path):
     assert not problems, f"{path.name}:\n" + "\n".join(problems)
 
 
+#: What a cell below a prediction prompt may print that the prompt must not state first: inf, nan, a decimal.
+PRINTED_OUTCOME = re.compile(r"(?<![\w.])(inf|nan|-?\d+\.\d+)(?![\w.])")
+
+
+def prediction_problems(nb, said=None):
+    """Prediction prompts that state what the cell they ask about prints.
+
+    A prompt is a markdown cell holding the word that asks for a prediction (``Predict``), followed by a code
+    cell. Neither its text nor its maths may state an outcome (``inf``, ``nan``, a decimal) that the code cells
+    right after it print: the learner predicts first.
+    """
+    said = said or course.content.words()
+    found = []
+    for n, cell in enumerate(nb.cells):
+        if cell.cell_type != "markdown" or said["predict"] not in cell.source:
+            continue
+        printed = set()
+        for later in nb.cells[n + 1:]:
+            if later.cell_type != "code":
+                break
+            printed |= {"".join(o.get("text", "")) + "".join(o.get("data", {}).get("text/plain", ""))
+                        for o in later.get("outputs", [])}
+        shown = set(PRINTED_OUTCOME.findall("\n".join(printed)))
+        stated = sorted(set(PRINTED_OUTCOME.findall(cell.source)) & shown)
+        if stated:
+            found.append(f"cell {cell.get('id')}: asks for a prediction but already states what the cell below "
+                         f"prints: {stated}")
+    return found
+
+
+@solved
+def test_no_prediction_prompt_states_the_outcome(path):
+    """Issue 26: 01's section 4 told the learner that e^x overflows to inf and that inf / inf gives nan, then asked
+    them to predict what the naive softmax prints (inf and nan)."""
+    problems = prediction_problems(read(path), words(path))
+    assert not problems, f"{path.name}:\n" + "\n".join(problems)
+
+
+def test_the_prediction_rule_catches_an_outcome_stated_first():
+    nb = _question_notebook(("md", "e^x overflows to `inf`, and inf / inf is `nan`. Predict what it prints."),
+                            ("code", "print(np.exp([1000.0]))"))
+    nb.cells[1].outputs = [nbformat.v4.new_output("stream", name="stdout", text="[inf] [nan]\n")]
+    assert [p.rsplit(": ", 1)[1] for p in prediction_problems(nb)] == ["['inf', 'nan']"]
+    nb.cells[0].source = "Predict what the naive formula prints, then run the cell."
+    assert prediction_problems(nb) == []
+
+
 def _question_notebook(*cells):
     nb = nbformat.v4.new_notebook()
     for n, (kind, source) in enumerate(cells):

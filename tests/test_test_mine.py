@@ -33,6 +33,27 @@ def test_mine_runs_every_cell_and_compares_nothing(tmp_path):
     assert "1 failed, 1 passed" in out
 
 
+def test_mine_says_each_exercise_verdict_not_only_passed(tmp_path):
+    """Issue 26: a notebook with a wrong and an unattempted exercise gave only "N passed". The summary names each
+    exercise's verdict, as the checker printed it, and says that "passed" means the cells ran."""
+    cells = [new_code_cell("import numpy as np\nfrom course_utils.checks import check_softmax, check_attention_row"),
+             new_code_cell("def my_softmax(x):\n    return np.exp(x) / np.exp(x).sum()\ncheck_softmax(my_softmax)"),
+             new_code_cell("def my_row(scores, values):\n    raise NotImplementedError()\n"
+                           "check_attention_row(my_row)"),
+             new_code_cell("def right(x):\n    e = np.exp(x - x.max(axis=-1, keepdims=True))\n"
+                           "    return e / e.sum(axis=-1, keepdims=True)\ncheck_softmax(right)")]
+    nbformat.write(new_notebook(cells=cells, metadata={"kernelspec": KERNEL}), tmp_path / "01-mine.ipynb")
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-c", "pyproject.toml", "-p", "conftest", "--mine",
+                           "-q", str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    out = proc.stdout
+    assert proc.returncode == 0 and "4 passed" in out, out
+    summary = out.split("Your exercises", 1)[1]
+    assert "not that an answer is right" in summary.splitlines()[0], out
+    lines = [line.strip() for line in summary.splitlines()[1:4]]
+    assert lines == ["01-mine.ipynb: softmax: not yet right", "01-mine.ipynb: attention_row: not attempted yet",
+                     "01-mine.ipynb: softmax: correct"], out
+
+
 def test_make_test_mine_target():
     """The Makefile line (added by the Makefile's owner): `make -n test-mine` runs pytest --mine over notebooks/."""
     if "\ntest-mine:" not in (ROOT / "Makefile").read_text():

@@ -17,9 +17,13 @@ stands for the ``*.json`` files in it) and prints:
   has nothing left to gain and is left out of ``<g>``, and counted; with a 95 % bootstrap interval over learners;
 * the average of the individual gains ``(post_i - pre_i) / (100 - pre_i)`` over the same learners;
 * what a same-day, same-items ``<g>`` can and cannot claim (the interval it refers to is the one printed above;
-  without one, it refers to none).
+  without one, it refers to none);
+* the delayed retake (notebook 08 answered again a day or more later, saved as "delayed"): per item, the share
+  right just after the course and days later among the learners with both (what was forgotten), the days between,
+  and what a same-items retake can and cannot claim.
 
-A learner's first "pre" and first "post" count (a second "post" came after the feedback of the first). Files
+A learner's first "pre", first "post" and first "delayed" count (a second "post" came after the feedback of the
+first). Files
 that are not answer files are listed and skipped. One figure (PNG): per item, right before and after.
 Nothing here sends or fetches anything.
 """
@@ -30,6 +34,7 @@ import shlex
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 import _checkout  # noqa: F401  (this checkout's course_utils first)
@@ -37,8 +42,10 @@ import numpy as np
 
 from course_utils.lessons import inventory as inv
 
-__all__ = ["CLAIMS", "GROUP_SHARE", "ITEM_ANALYSIS_MIN", "Report", "claims", "collect", "draw", "item_analysis", "main",
-           "make_report", "report_lines"]
+__all__ = [
+    "CLAIMS", "DELAYED_CLAIMS", "GROUP_SHARE", "ITEM_ANALYSIS_MIN", "Report", "claims", "collect", "draw",
+    "item_analysis", "main", "make_report", "report_lines",
+]
 
 #: The fewest learners in an attempt for the item analysis (difficulty and discrimination): below that, the top and
 #: bottom groups are one or two learners and the numbers say nothing.
@@ -62,6 +69,16 @@ CLAIMS = (
     "Concept Inventory, a physics test validated on thousands of students); a precise number (with a room of 30, "
     "one answer is 8 points on one learner's score{interval}); or the whole room (only the learners who "
     "took both attempts under the same nickname count, and those who left before notebook 08 may differ).",
+)
+
+
+#: What the delayed retake (the same items again, days later) can and cannot say.
+DELAYED_CLAIMS = (
+    "What the delayed retake can claim: which of these items the learners who came back still answer right days "
+    "later, and which they have lost since the end of the course (revisit those).",
+    "What it cannot claim: learning that lasts for months (days, not a term); that the course alone kept it (the "
+    "feedback of the first attempt in 08 gave every answer, and these are the same items a third time: recognising "
+    "a question is not recalling an idea); or the whole room (those who came back may be the keener ones).",
 )
 
 
@@ -93,6 +110,10 @@ class Report:
     mean_individual_gain: float | None = None
     individual_gains: dict = field(default_factory=dict)
     item_analysis: dict = field(default_factory=dict)   # attempt -> item_analysis(...) of its learners (10 or more)
+    delayed: dict = field(default_factory=dict)         # nickname key -> the first "delayed" record
+    retained: list = field(default_factory=list)        # nickname keys with a "post" and a "delayed"
+    retention: list = field(default_factory=list)       # per item: (share right just after, days later), percent
+    delay_days: list = field(default_factory=list)      # per retained learner: days from "post" to "delayed"
 
 
 def collect(paths):
@@ -180,6 +201,7 @@ def make_report(records, skipped=(), *, files=None, seed=0, resamples=2000):
     """
     pre, extra_pre = _first_by_learner(records, "pre")
     post, extra_post = _first_by_learner(records, "post")
+    delayed, extra_delayed = _first_by_learner(records, inv.DELAYED)
     rates, wrong, blanks = [], [], []
     for n in range(len(inv.ITEMS)):
         pair_rates, pair_wrong, pair_blanks = [], [], []
@@ -195,8 +217,17 @@ def make_report(records, skipped=(), *, files=None, seed=0, resamples=2000):
     perfect = [key for key in matched if pre[key]["score"] >= 100]
     counted = [key for key in matched if key not in perfect]
     report = Report(files=len(records) if files is None else files, skipped=list(skipped), pre=pre, post=post,
-                    extra_attempts=extra_pre + extra_post, item_rates=rates, blanks=blanks, top_wrong=wrong,
-                    matched=matched, perfect_pre=perfect)
+                    extra_attempts=extra_pre + extra_post + extra_delayed, item_rates=rates, blanks=blanks,
+                    top_wrong=wrong, matched=matched, perfect_pre=perfect, delayed=delayed)
+    report.retained = sorted(set(post) & set(delayed))
+    if report.retained:
+        def share_right(group, n):
+            return 100.0 * sum(group[key]["items"][n]["correct"] for key in report.retained) / len(report.retained)
+
+        report.retention = [(share_right(post, n), share_right(delayed, n)) for n in range(len(inv.ITEMS))]
+        report.delay_days = [(datetime.fromisoformat(delayed[key]["saved_at"])
+                              - datetime.fromisoformat(post[key]["saved_at"])).total_seconds() / 86400
+                             for key in report.retained]
     for attempt, group in (("pre", pre), ("post", post)):
         if len(group) >= ITEM_ANALYSIS_MIN:
             report.item_analysis[attempt] = item_analysis(list(group.values()))
@@ -281,7 +312,27 @@ def report_lines(report):
     out.append("")
     out += _item_analysis_lines(report)
     out += list(claims(report))
+    out += [""] + _delayed_lines(report)
     return out
+
+
+def _delayed_lines(report):
+    """The delayed retake: per item, right just after the course and days later, for the learners with both."""
+    if not report.retained:
+        return [f"Delayed retake: none in these files ({len(report.delayed)} delayed, none with a first answer after "
+                "the course to compare with). Notebook 08 answered again a day or more later, under the same "
+                "nickname, writes one."]
+    n, days = len(report.retained), report.delay_days
+    out = [f"Delayed retake: {n} learner{'s' if n != 1 else ''} answered notebook 08 again, {min(days):.1f} to "
+           f"{max(days):.1f} days (median {float(np.median(days)):.1f}) after their first answers there. Per item: "
+           "share right just after the course -> days later (a fall is what was forgotten)."]
+    for k, (item, (after, later)) in enumerate(zip(inv.ITEMS, report.retention), 1):
+        fall = "   <- forgotten by some" if later < after else ""
+        out.append(f"{k:2d}. {item.topic:<42s} {after:3.0f} % -> {later:3.0f} %{fall}")
+    mean_after = float(np.mean([report.post[key]["score"] for key in report.retained]))
+    mean_later = float(np.mean([report.delayed[key]["score"] for key in report.retained]))
+    out.append(f"Mean score of these {n}: {mean_after:.1f} % just after, {mean_later:.1f} % days later.")
+    return out + list(DELAYED_CLAIMS)
 
 
 def _item_analysis_lines(report):

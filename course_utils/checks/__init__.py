@@ -8,7 +8,8 @@ One module per notebook topic (the same names as ``course_utils.widgets``): ``ro
 (02), ``masks`` (03), ``heads`` (04), ``reading`` (05), ``learned`` (06), ``scale`` (07). The
 framework they share: ``_framework`` (``Case``, ``KnownMistake``, ``run_check``, ``checker`` and the
 registry ``CHECKERS``), ``_compare`` (the ``Comparison`` of numeric answers), ``_mask_answers`` and
-``_choice_answers`` (boolean masks, dicts of choices), ``_calls``, ``_format``, ``_result``.
+``_choice_answers`` (boolean masks, dicts of choices), ``_calls``, ``_format``, ``_result``, and ``_levels``
+(the hints in levels: each failed check of a changed answer shows one level more).
 
 Every ``check_<name>`` registered with ``@checker`` is exported here, and each topic module's
 public data (mistake tables, the pictures of the diagnosis exercises).

@@ -11,6 +11,7 @@ from course_utils.checks._format import (
     fmt_value,
     number_word,
     plural,
+    shape_difference,
 )
 
 RTOL = 1e-5
@@ -79,16 +80,15 @@ def _array_problem(got, expected, item, rtol, atol, name):
             detail = "an array of complex numbers"
         return Problem("type", f"{as_item}{name} returned {detail}, not an array of real numbers.")
     if arr.shape != expected.shape:
-        return Problem("shape", f"The shape of {what} is {arr.shape}; expected {expected.shape}.")
+        return Problem("shape", f"The shape of {what} is {arr.shape}; expected {expected.shape}: "
+                                f"{shape_difference(arr.shape, expected.shape)}.")
     bad = ~np.isfinite(arr) & np.isfinite(expected)
     if np.any(bad):
         nonfinite = arr[bad]
         kinds = [kind for kind, found in (("inf", np.isinf(nonfinite).any()), ("nan", np.isnan(nonfinite).any())) if found]
-        return Problem(
-            "nonfinite",
-            f"Its {item} contains {' and '.join(kinds)} at {bad.sum()} of {arr.size} position(s) "
-            f"(nan means 'not a number').",
-        )
+        note = " (nan means 'not a number')" if "nan" in kinds else ""  # explained only where there is one
+        return Problem("nonfinite", f"Its {item} contains {' and '.join(kinds)} at {bad.sum()} of {arr.size} "
+                                    f"position(s){note}.")
     if not np.allclose(arr, expected, rtol=rtol, atol=atol, equal_nan=True):
         with np.errstate(all="ignore"):
             diff = np.abs(arr.astype(float) - expected.astype(float))

@@ -26,7 +26,7 @@ def fmt_array(a):
     if a.ndim == 0:
         return fmt(a.item())
     width = 0
-    if a.ndim > 1 and a.size <= 60:
+    if a.ndim > 1 and 0 < a.size <= 60:  # an empty array (a (0, 0) mask) has no entry to align
         width = max(len(fmt(v)) for v in a.ravel().tolist())
     kind = "float_kind" if a.dtype.kind == "f" else "int_kind"
     return np.array2string(
@@ -167,6 +167,21 @@ def fmt_named(names, values, fmt=fmt_value):
         prefix = f"{name} = "
         lines.append(prefix + indent_after_first(fmt(value), len(prefix)))
     return "\n".join(lines)
+
+
+def shape_difference(got, expected):
+    """How shape ``got`` differs from ``expected``, axis by axis: "axis 1 has size 3, not 4", "axes 0 and 1 have
+    size 0, not 1" or "3 axes instead of 4" (true by construction, so it can be said of any wrong shape)."""
+    got, expected = tuple(got), tuple(expected)
+    if len(got) != len(expected):
+        axes = "no axis (a single number)" if not got else "1 axis" if len(got) == 1 else f"{len(got)} axes"
+        return f"{axes} instead of {len(expected) or 'none (a single number)'}"
+    wrong = [i for i, (g, e) in enumerate(zip(got, expected)) if g != e]
+    if len({(got[i], expected[i]) for i in wrong}) == 1:
+        which = f"axis {wrong[0]} has" if len(wrong) == 1 else f"axes {', '.join(map(str, wrong[:-1]))} and {wrong[-1]} have"
+        return f"{which} size {got[wrong[0]]}, not {expected[wrong[0]]}"
+    text = "; ".join(f"axis {i} has size {got[i]}, not {expected[i]}" for i in wrong)
+    return text + (" (the expected sizes, in another order)" if sorted(got) == sorted(expected) else "")
 
 
 def plural(n, word):

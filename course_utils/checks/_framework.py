@@ -48,6 +48,7 @@ from course_utils.checks._compare import ATOL, RTOL, Comparison, Problem
 from course_utils.checks._deadline import OutOfTime, deadline
 from course_utils.checks._format import describe, field, fmt_value
 from course_utils.checks._guard import course_snapshot, put_back
+from course_utils.checks._levels import levelled
 from course_utils.checks._own_answers import own_answers
 from course_utils.checks._result import CORRECT, NOT_ATTEMPTED, WRONG, CheckResult
 
@@ -318,7 +319,8 @@ def checker(name, *, mistakes=()):
             running = _RUNNING.set(CHECKERS[name])
             try:
                 with np.errstate(all="ignore"):  # the learner's call sets its own errstate
-                    return check(*args, **kwargs)
+                    answer = args[0] if args else next(iter(kwargs.values()), None)
+                    return levelled(name, answer, check(*args, **kwargs))  # a wrong one: its level's texts too
             except Exception as exc:  # a bug in the checker, not in the learner's code
                 return internal_error(name, exc)
             finally:

@@ -11,7 +11,7 @@ the dtype is added to any hint.
 import numpy as np
 
 from course_utils.checks._compare import Comparison, Problem
-from course_utils.checks._format import describe, field, fmt_mask
+from course_utils.checks._format import describe, field, fmt_mask, shape_difference
 
 __all__ = ["MaskComparison", "read_mask"]
 
@@ -70,7 +70,8 @@ class MaskComparison(Comparison):
             return Problem("none" if got is None else "type", f"{name} {sentence}")
         expected = np.asarray(expected)
         if mask.shape != expected.shape:
-            return Problem("shape", f"The shape of the mask is {mask.shape}; expected {expected.shape}.")
+            return Problem("shape", f"The shape of the mask is {mask.shape}; expected {expected.shape}: "
+                                    f"{shape_difference(mask.shape, expected.shape)}.")
         if not np.array_equal(mask, expected):
             wrong = int((mask != expected).sum())
             return Problem("values", f"{wrong} of {mask.size} entries differ from the expected mask.")

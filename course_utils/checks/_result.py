@@ -39,14 +39,17 @@ class CheckResult:
     case : a description of the failing case (its number, label and input), None otherwise.
     mistake : the name of the known mistake the hint names (``KnownMistake.name``), or None when the
         hint is a generic one (or there is no hint). For tests and maintainers; not shown.
+    level : for a wrong result of an exercise checker, which failed check of that exercise it is (1 to 4,
+        ``_levels``); None otherwise.
+    more : the (label, text) of each level after the first that ``level`` reaches: shown after the hint.
 
-    ``repr(result)`` and ``str(result)`` give the message followed by ``Hint: ...``;
+    ``repr(result)`` and ``str(result)`` give the message followed by ``Hint: ...`` and a line per level;
     ``bool(result)`` is True only when the status is ``"correct"``.
     """
 
-    __slots__ = ("status", "message", "hint", "passed", "total", "case", "mistake")
+    __slots__ = ("status", "message", "hint", "passed", "total", "case", "mistake", "level", "more")
 
-    def __init__(self, status, message, hint=None, passed=0, total=0, case=None, mistake=None):
+    def __init__(self, status, message, hint=None, passed=0, total=0, case=None, mistake=None, level=None, more=()):
         if status not in STATUSES:
             raise ValueError(f"status must be one of {STATUSES}; got {status!r}")
         self.status = status
@@ -56,11 +59,14 @@ class CheckResult:
         self.total = total
         self.case = case
         self.mistake = mistake
+        self.level = level
+        self.more = tuple(more)
 
     @property
     def text(self):
-        """The whole plain-text report: message, then the hint if there is one."""
-        return f"{self.message}\nHint: {self.hint}" if self.hint else self.message
+        """The whole plain-text report: message, then the hint if there is one, then the further levels."""
+        lines = [self.message, *([f"Hint: {self.hint}"] if self.hint else []), *(f"{k}: {t}" for k, t in self.more)]
+        return "\n".join(lines)
 
     def __repr__(self):
         return self.text
@@ -82,10 +88,8 @@ class CheckResult:
         ]
         if details.strip():
             parts.append(f'<pre style="{_PRE_STYLE}">{html.escape(details)}</pre>')
-        if self.hint:
-            parts.append(
-                f'<div style="margin-top:6px"><strong>Hint:</strong> {_inline_code(self.hint)}</div>'
-            )
+        for label, text in ((("Hint", self.hint),) if self.hint else ()) + self.more:
+            parts.append(f'<div style="margin-top:6px"><strong>{label}:</strong> {_inline_code(text)}</div>')
         parts.append("</div>")
         return "\n".join(parts)
 

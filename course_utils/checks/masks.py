@@ -135,8 +135,9 @@ PADDING_MASK_MISTAKES = (
     ),
     KnownMistake(
         "one padding position too many",
-        "Off by one: you use `<=`, so the first padding position of each sequence counts as real. "
-        "A sequence of length n occupies positions 0..n-1: compare with `<`.",
+        "Off by one: each row has one True too many, so the first padding position of each sequence "
+        "counts as real. A sequence of length n occupies positions 0..n-1: compare with `<` (not `<=`), "
+        "or in a loop fill `mask[b, :n]` (not `:n + 1`).",
         reproduce=_pad_compare(np.less_equal),
     ),
     KnownMistake(

@@ -484,9 +484,11 @@ CAPSTONE_MISTAKES = (
     catalogued("boolean mask added to the scores", reproduce=_variants(mask_at="add")),
     KnownMistake(
         "mask without a head axis",
-        "The scores of every head have shape (B, h, T, T), but your mask is (B, T, T): numpy lines it "
-        "up from the right, so ticket b's mask lands on head b (or the shapes do not broadcast). Add "
-        "the head axis: `mask[:, None, :, :]`, shape (B, 1, T, T), shared by every head.",
+        # not "your mask is (B, T, T)": `mask[None]`, (1, B, T, T), gives the same result
+        "The scores of every head have shape (B, h, T, T), and your mask's batch axis meets their head "
+        "axis (a (B, T, T) mask, or `mask[None]` of shape (1, B, T, T)): numpy lines shapes up from the "
+        "right, so ticket b's mask lands on head b (or the shapes do not broadcast). Put the head axis "
+        "after the batch axis: `mask[:, None, :, :]`, shape (B, 1, T, T), shared by every head.",
         reproduce=_variants(head_axis=False),
         error=lambda exc, args: BROADCAST_ERROR(exc) and _names_scores_shape(exc, args),
     ),
@@ -508,13 +510,16 @@ CAPSTONE_MISTAKES = (
     catalogued("heads interleaved", reproduce=_variants(merge="interleave")),
     KnownMistake(
         "one head",
-        "Your weights have no head axis, shape (B, T, T). Return the weights of every head, shape "
-        "(B, h, T, T): not their average, and not one attention over all d_model columns. Split the "
+        "Your weights have no head axis, shape (B, T, T): one attention over all d_model columns. Split the "
         "projections into heads, `cu.split_heads(x @ w_q, num_heads)` (B, h, T, d_head), attend in every "
-        "head, then `cu.merge_heads` the head outputs.",
-        reproduce=_variants(heads=False) + (
-            lambda *a: _layer(*a, weights="mean"),  # right output, averaged weights
-        ),
+        "head, then `cu.merge_heads` the head outputs, and return the weights of every head, (B, h, T, T).",
+        reproduce=_variants(heads=False),
+    ),
+    KnownMistake(  # a mistake of its own: told to split, a learner who did split would undo right code
+        "weights averaged over heads",
+        "Your output is right, but your weights are averaged over the heads, shape (B, T, T). Return the "
+        "weights of every head as they are, shape (B, h, T, T), not their mean over the heads.",
+        reproduce=lambda *a: _layer(*a, weights="mean"),
     ),
     swapped_outputs(_layer),
 )

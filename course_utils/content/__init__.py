@@ -7,6 +7,8 @@ One TOML file per kind of content, in this folder, each with a header that says 
 ``inventory.toml``  the concept inventory's items, choices and feedback (``course_utils.lessons.inventory``)
 ``answers.toml``    the answer keys of the diagnosis exercises of 03 and 05 (their checkers read it; the keys stay
                     out of the notebooks' namespace)
+``hint_levels.toml`` each exercise's hints after the first failed check: the idea and the cell that shows it, a step,
+                    where to compare with the solved notebook (``course_utils.checks._levels`` reads it)
 ``mistakes.toml``   the course-wide catalogue of known mistakes and the steps each exercise performs (``mistakes()``,
                     ``exercise_steps()``; the checkers build their known mistakes from it)
 
@@ -33,7 +35,7 @@ FOLDER = Path(__file__).resolve().parent
 #: The course's own language (its notebooks in solutions/; a translation's folder names its own).
 LANGUAGE = "en"
 #: The words a language gives in notebooks.toml's [words.<language>].
-WORDS = ("objectives", "prerequisites", "time", "key_points", "myths", "verdict", "question", "answer")
+WORDS = ("objectives", "prerequisites", "time", "key_points", "myths", "verdict", "question", "answer", "predict")
 
 
 class ContentError(ValueError):

@@ -10,12 +10,14 @@
 ``measure``         time and peak memory of a call (07, benchmarks)
 ``inventory``       the concept inventory: its items, answers, feedback, choice orders and answer files (00, 08)
 ``myths``          the Myth or fact? claims: each claim, its verdict, why, and the feedback per choice (01-07)
+``reviews``        the three review questions that open 02-05, on earlier notebooks
 
 Modules load on first use: ``import course_utils as cu; cu.lessons.data.TICKET``.
 """
 import importlib
 
-MODULES = ("data", "scaling", "masking", "heads", "influence", "training", "online_softmax", "measure", "inventory", "myths")
+MODULES = ("data", "scaling", "masking", "heads", "influence", "training", "online_softmax", "measure", "inventory", "myths",
+           "reviews")
 
 __all__ = list(MODULES)
 

@@ -12,7 +12,9 @@ to address. Every choice carries its own elaborated feedback and the cell that d
 
 The same items are taken twice: at the end of notebook 00 ("pre": no feedback, it must not teach) and in
 notebook 08 ("post": per-item feedback). The choices are shuffled differently for the two attempts, by a
-fixed seed (``choice_order``), so a learner cannot answer the second time by position.
+fixed seed (``choice_order``), so a learner cannot answer the second time by position. Notebook 08 answered again
+under the same nickname ``DELAYED_AFTER`` or more after the learner's first "post" is saved as the delayed retake
+("delayed", ``recorded_attempt``): what is still right days later is what stayed.
 
 Answers are saved locally only, one new JSON file per attempt (``save``; never overwritten), in
 ``inventory/`` of the course folder (git-ignored); nothing is sent anywhere.
@@ -24,7 +26,7 @@ import os
 import re
 import unicodedata
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import numpy as np
@@ -33,9 +35,10 @@ from course_utils import content
 from course_utils._validate import check_seed
 
 __all__ = [
-    "ANSWERS_DIR", "ATTEMPTS", "CORRECT", "FORMAT", "ITEMS", "SEED", "VERSION", "Choice", "InventoryFileError",
-    "Item", "Where", "answers_dir", "choice_order", "item_by_key", "make_record", "nickname_key", "normalised_gain", "plain_name",
-    "read_record", "save", "score",
+    "ANSWERS_DIR", "ATTEMPTS", "CORRECT", "DELAYED", "DELAYED_AFTER", "FORMAT", "ITEMS", "SEED", "VERSION",
+    "Choice", "InventoryFileError", "Item", "Where", "answers_dir", "choice_order", "item_by_key", "make_record",
+    "nickname_key", "normalised_gain", "plain_name", "first_record", "read_record", "recorded_attempt", "save",
+    "score",
 ]
 
 #: The course folder this package lies in (a clone: it holds ``requirements.lock`` beside ``course_utils/``), or
@@ -47,6 +50,10 @@ _COURSE_FOLDER = Path(__file__).resolve().parents[2]
 ANSWERS_DIR = _COURSE_FOLDER / "inventory" if (_COURSE_FOLDER / "requirements.lock").is_file() else None
 #: The two attempts: before the course (end of notebook 00) and after it (notebook 08).
 ATTEMPTS = ("pre", "post")
+#: The attempt a file records for notebook 08 answered again days later (``recorded_attempt``).
+DELAYED = "delayed"
+#: How long after a learner's first "post" another "post" counts as the delayed retake (the next day does).
+DELAYED_AFTER = timedelta(hours=20)
 #: The seed of the choice orders (the same for every learner, so a room sees the same letters).
 SEED = 15
 #: What a file stores as ``chosen`` for the right choice (a distractor is stored by its misconception's name).
@@ -153,8 +160,9 @@ def _where(value, where):
     return Where(value["notebook"], str(value["section"]), value["cell"])
 
 
-def _choice(entry, where):
-    """A ``Choice`` from one ``[[item.choice]]`` (a myth's misconception is its text unless the entry names one)."""
+def _choice(entry, where, named=True):
+    """A ``Choice`` from one ``[[item.choice]]`` (a myth's misconception is its text unless the entry names one);
+    ``named``: a misconception must say where it is named (``named_in``)."""
     if "text" not in entry or "feedback" not in entry:
         raise content.ContentError(f"{where}: a choice needs text and feedback")
     named_in = entry.get("named_in")
@@ -163,22 +171,23 @@ def _choice(entry, where):
         if not named_in.startswith("myth "):
             raise content.ContentError(f"{where}: a choice named in {named_in!r} needs its misconception's name")
         misconception = entry["text"]
-    if misconception is not None and named_in is None:
+    if misconception is not None and named_in is None and named:
         raise content.ContentError(f"{where}: the misconception {misconception!r} needs named_in (\"myth NN\" or "
                                    "\"checker NAME\")")
     see = _where(entry["see"], where) if "see" in entry else None
     return Choice(entry["text"], entry["feedback"], misconception, named_in, see)
 
 
-def _items():
-    """The items of ``course_utils/content/inventory.toml``, each with exactly one right choice."""
+def items_from(entries, source, named=True):
+    """``Item``s from the ``[[item]]`` tables ``entries`` of the content file ``source`` (its name, for messages),
+    each with exactly one right choice; ``named``: every misconception says where it is named (the inventory)."""
     items = []
-    for number, entry in enumerate(content.read("inventory").get("item", []), 1):
-        where = f"course_utils/content/inventory.toml, item {number} ({entry.get('key', 'no key')})"
+    for number, entry in enumerate(entries, 1):
+        where = f"{source}, item {number} ({entry.get('key', 'no key')})"
         missing = [field for field in ("key", "topic", "stem", "see", "choice") if field not in entry]
         if missing:
             raise content.ContentError(f"{where}: no {', '.join(missing)}")
-        choices = tuple(_choice(choice, f"{where}, choice {n}") for n, choice in enumerate(entry["choice"], 1))
+        choices = tuple(_choice(choice, f"{where}, choice {n}", named) for n, choice in enumerate(entry["choice"], 1))
         if sum(choice.correct for choice in choices) != 1:
             raise content.ContentError(f"{where}: exactly one choice must be right (have no misconception); "
                                        f"{sum(choice.correct for choice in choices)} are")
@@ -186,6 +195,11 @@ def _items():
             raise content.ContentError(f"{where}: the key {entry['key']!r} is used twice")
         items.append(Item(entry["key"], entry["topic"], entry["stem"], choices, _where(entry["see"], where)))
     return tuple(items)
+
+
+def _items():
+    """The inventory's items, from ``course_utils/content/inventory.toml``."""
+    return items_from(content.read("inventory").get("item", []), "course_utils/content/inventory.toml")
 
 
 #: The items, in the order they are asked (course_utils/content/inventory.toml).
@@ -205,9 +219,9 @@ def item_by_key(key):
     raise KeyError(f"no inventory item {key!r}; the items are {[i.key for i in ITEMS]}")
 
 
-def _check_attempt(attempt):
-    if attempt not in ATTEMPTS:
-        raise ValueError(f"attempt must be one of {ATTEMPTS}; got {attempt!r}")
+def _check_attempt(attempt, allowed=ATTEMPTS):
+    if attempt not in allowed:
+        raise ValueError(f"attempt must be one of {allowed}; got {attempt!r}")
     return attempt
 
 
@@ -287,7 +301,7 @@ def make_record(nickname, attempt, chosen, *, positions=None, now=None):
     ----------
     nickname : str
         Chosen by the learner; matches the two attempts (``nickname_key``).
-    attempt : {"pre", "post"}
+    attempt : {"pre", "post", "delayed"}
     chosen : dict
         item key -> the chosen choice's key, or None (unanswered).
     positions : dict, optional
@@ -307,7 +321,7 @@ def make_record(nickname, attempt, chosen, *, positions=None, now=None):
         For an empty nickname, an unknown attempt, an unknown item key, or a choice an item does not have.
     """
     nickname = _check_nickname(nickname)
-    _check_attempt(attempt)
+    _check_attempt(attempt, ATTEMPTS + (DELAYED,))
     unknown = sorted(set(chosen) - {item.key for item in ITEMS})
     if unknown:
         raise ValueError(f"chosen names items that do not exist: {unknown}")
@@ -349,6 +363,33 @@ def save(record, folder=None):
     stamp = datetime.fromisoformat(record["saved_at"]).strftime("%Y%m%d-%H%M%S")
     data = (json.dumps(record, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
     return write_new(folder, f"{_slug(record['nickname'])}.{record['attempt']}", stamp, ".json", data)
+
+
+def first_record(nickname, attempt, folder=None):
+    """The earliest readable answer file of ``nickname`` (matched by ``nickname_key``) for ``attempt`` in ``folder``
+    (default ``answers_dir()``), read by ``read_record``; None when there is none."""
+    folder = Path(folder) if folder is not None else answers_dir()
+    key, found = nickname_key(nickname), []
+    for path in sorted(folder.glob(f"*.{attempt}.*.json")) if folder.is_dir() else ():
+        try:
+            record = read_record(path)
+        except InventoryFileError:
+            continue
+        if nickname_key(record["nickname"]) == key:
+            found.append(record)
+    return min(found, key=lambda r: r["saved_at"]) if found else None
+
+
+def recorded_attempt(attempt, nickname, folder=None, now=None):
+    """What a Submit of ``attempt`` is saved as: "delayed" for a "post" at least ``DELAYED_AFTER`` after the
+    learner's first "post" in ``folder``; else ``attempt`` itself. Returns ``(attempt, first_post or None)``."""
+    if attempt != "post" or not str(nickname).strip():
+        return attempt, None
+    first = first_record(nickname, "post", folder)
+    now = now or datetime.now(timezone.utc)
+    if first is not None and now - datetime.fromisoformat(first["saved_at"]) >= DELAYED_AFTER:
+        return DELAYED, first
+    return attempt, first
 
 
 #: An answer file is about 3 kB; anything over this is not one (and is not read into memory).

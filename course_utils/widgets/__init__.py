@@ -11,9 +11,10 @@ from course_utils.widgets.masks import MaskBeforeAfterDashboard, MaskExplorerDas
 from course_utils.widgets.myths import MythOrFact
 from course_utils.widgets.qkv import ScalingDashboard
 from course_utils.widgets.reading import ValueScaleDashboard
+from course_utils.widgets.review import Review
 from course_utils.widgets.row import AttentionRowDashboard
 from course_utils.widgets.scale import OnlineSoftmaxDashboard
 
 __all__ = ["Dashboard", "float_slider", "AttentionRowDashboard", "ScalingDashboard",
            "MaskExplorerDashboard", "MaskBeforeAfterDashboard", "ValueScaleDashboard",
-           "HeadsDashboard", "OnlineSoftmaxDashboard", "TrainingDashboard", "ConceptInventory", "MythOrFact"]
+           "HeadsDashboard", "OnlineSoftmaxDashboard", "TrainingDashboard", "ConceptInventory", "MythOrFact", "Review"]

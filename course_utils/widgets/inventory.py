@@ -3,7 +3,9 @@
 ``ConceptInventory("pre")`` (end of notebook 00) saves the answers and says nothing about them: the "before"
 attempt must not teach. ``ConceptInventory("post")`` (notebook 08) saves them too, then shows under every item
 the elaborated feedback for the chosen answer and the cell that demonstrates it, the score, and, when a "pre"
-file with the same nickname is in the folder, the learner's own normalised gain.
+file with the same nickname is in the folder, the learner's own normalised gain. A "post" Submit a day or more
+after the learner's first one there is saved as the delayed retake (``inventory.recorded_attempt``) and compared
+with it.
 
 The items, their answers, the choice orders and the files come from ``course_utils.lessons.inventory`` (their
 one home). Nothing is sent anywhere: each Submit writes one new file under ``inventory/``.
@@ -15,24 +17,27 @@ as HTML inside a closed ``<details>`` ("post": each item's answer and feedback f
 """
 from __future__ import annotations
 
-import html
-import string
+from datetime import datetime
 
 import ipywidgets
 
 from course_utils.lessons import inventory as inv
 from course_utils.safe_files import WriteError
 from course_utils.widgets._base import WidgetView
+from course_utils.widgets._questions import (
+    LETTERS,
+    QUESTIONS_CLASS,
+    STYLE,
+    StaticQuestions,
+    choice_feedback_html,
+    esc,
+    questions_html,
+    radio_rows,
+)
 
 __all__ = ["ConceptInventory"]
 
-_LETTERS = string.ascii_uppercase
 _PHASE = {"pre": "before the course", "post": "after the course"}
-#: ipywidgets gives each radio label one line's fixed height: a choice longer than the notebook is wide would wrap
-#: onto the next one. In the form (class course-inventory), labels grow with their text.
-_STYLE = ("<style>.course-inventory .widget-radio-box label {display: flex; align-items: flex-start; height: auto; "
-          "line-height: 1.35; padding: 3px 0; white-space: normal;} .course-inventory .widget-radio-box input "
-          "{order: -1; float: none; flex: 0 0 auto; height: auto; margin: 2px 8px 0 1px;}</style>")
 
 
 def _in_colab():
@@ -40,30 +45,6 @@ def _in_colab():
     from course_utils.doctor import place
 
     return place() == "colab"
-
-
-def _esc(text):
-    return html.escape(str(text), quote=True)
-
-
-def _named(choice, before):
-    """``before`` + "the myth “...” of notebook NN." for a wrong choice named in a notebook's *Myth or fact?*, which
-    every learner has read; "" for a checker's mistake, whose name only a learner who made it has seen (its
-    feedback says what it is)."""
-    kind, _, where = (choice.named_in or "").partition(" ")
-    if kind != "myth":
-        return ""
-    return f"{before}the myth &ldquo;{_esc(inv.plain_name(choice.misconception))}&rdquo; of notebook {_esc(where)}."
-
-
-class _StaticQuestions:
-    """The questions as HTML (a closed <details>) and as plain text: what a page without a kernel shows."""
-
-    def __init__(self, form):
-        self._form = form
-
-    def _repr_mimebundle_(self, include=None, exclude=None):
-        return {"text/html": self._form.questions_html(), "text/plain": self._form.questions_text()}
 
 
 class ConceptInventory:
@@ -99,15 +80,7 @@ class ConceptInventory:
         self.folder = folder
         self.saved = []
         self.orders = [inv.choice_order(n, attempt, seed, len(item.choices)) for n, item in enumerate(inv.ITEMS)]
-        self.questions, self.feedback, rows = [], [], []
-        for n, (item, order) in enumerate(zip(inv.ITEMS, self.orders), 1):
-            options = [(f"{_LETTERS[k]}. {item.choices[i].text}", item.choices[i].key) for k, i in enumerate(order)]
-            radio = ipywidgets.RadioButtons(options=options, value=None, layout=ipywidgets.Layout(width="100%"))
-            note = ipywidgets.HTML("")
-            stem = ipywidgets.HTML(f"<b>{n}. {_esc(item.stem)}</b>")
-            self.questions.append(radio)
-            self.feedback.append(note)
-            rows.append(ipywidgets.VBox([stem, radio, note], layout=ipywidgets.Layout(margin="0 0 12px 0")))
+        self.questions, self.feedback, rows = radio_rows(inv.ITEMS, self.orders)
         self.nickname = ipywidgets.Text(
             description="Nickname", placeholder="any name you will type again in notebook 08",
             layout=ipywidgets.Layout(width="460px"))
@@ -115,8 +88,9 @@ class ConceptInventory:
                                         layout=ipywidgets.Layout(width="200px"))
         self.status = ipywidgets.HTML("")
         self.button.on_click(lambda _: self.submit())
-        intro = ipywidgets.HTML(_STYLE + self._intro_html())
+        intro = ipywidgets.HTML(STYLE + self._intro_html())
         self.box = ipywidgets.VBox([intro, *rows, self.nickname, self.button, self.status])
+        self.box.add_class(QUESTIONS_CLASS)
         self.box.add_class("course-inventory")
 
     # -- answering ----------------------------------------------------------------------------
@@ -127,13 +101,13 @@ class ConceptInventory:
         """
         index = self._index(item)
         radio, order = self.questions[index], self.orders[index]
-        if isinstance(choice, str) and len(choice) == 1 and choice.upper() in _LETTERS[:len(order)]:
-            radio.value = radio.options[_LETTERS.index(choice.upper())][1]
+        if isinstance(choice, str) and len(choice) == 1 and choice.upper() in LETTERS[:len(order)]:
+            radio.value = radio.options[LETTERS.index(choice.upper())][1]
             return
         keys = [value for _, value in radio.options]
         if choice not in keys:
             raise ValueError(f"item {inv.ITEMS[index].key!r} has no choice {choice!r}; choose a letter "
-                             f"{list(_LETTERS[:len(keys)])} or one of {keys}")
+                             f"{list(LETTERS[:len(keys)])} or one of {keys}")
         radio.value = choice
 
     def _index(self, item):
@@ -158,16 +132,17 @@ class ConceptInventory:
         try:
             positions = {item.key: radio.index + 1 for item, radio in zip(inv.ITEMS, self.questions)
                          if radio.index is not None}
-            record = inv.make_record(self.nickname.value, self.attempt, self.chosen, positions=positions)
+            attempt, first_post = inv.recorded_attempt(self.attempt, self.nickname.value, self.folder)
+            record = inv.make_record(self.nickname.value, attempt, self.chosen, positions=positions)
             path = inv.save(record, self.folder)
         except (ValueError, WriteError) as err:
-            self.status.value = f"<b>Not saved.</b> {_esc(err)}"
+            self.status.value = f"<b>Not saved.</b> {esc(err)}"
             return None
         self.saved.append(path)
         answered = sum(value is not None for value in self.chosen.values())
-        saved = f"Saved in <code>{_esc(path.parent.name)}/{_esc(path.name)}</code> (on this computer only)."
+        saved = f"Saved in <code>{esc(path.parent.name)}/{esc(path.name)}</code> (on this computer only)."
         if _in_colab():
-            saved = (f"Saved in <code>{_esc(path)}</code>, in this Colab runtime, which forgets its files when it "
+            saved = (f"Saved in <code>{esc(path)}</code>, in this Colab runtime, which forgets its files when it "
                      "stops: download it (Files panel on the left, the file's menu, Download) to keep it or hand it in.")
         unanswered = len(inv.ITEMS) - answered
         left = f" {unanswered} question{'s' if unanswered != 1 else ''} left blank." if unanswered else ""
@@ -177,51 +152,31 @@ class ConceptInventory:
             return path
         for n in range(len(inv.ITEMS)):
             self.feedback[n].value = self.feedback_html(n)
-        self.status.value = f"{saved}{left} {self.score_sentence(record, path)}"
+        self.status.value = f"{saved}{left} {self.score_sentence(record, path, first_post)}"
         return path
 
-    def score_sentence(self, record, path):
-        """The score, and the learner's own gain when a "pre" file of the same nickname is beside ``path``."""
+    def score_sentence(self, record, path, first_post=None):
+        """The score; the learner's own gain when a "pre" file of the same nickname is beside ``path``; for the
+        delayed retake, the score of the first "post" (``first_post``) and how many days ago it was."""
         right = sum(entry["correct"] for entry in record["items"])
         text = f"<b>{right} of {len(inv.ITEMS)} right ({record['score']:.0f} %).</b>"
-        before = self._own_pre_score(record, path.parent)
-        if before is None:
+        if record["attempt"] == inv.DELAYED:
+            days = (datetime.fromisoformat(record["saved_at"]) - datetime.fromisoformat(first_post["saved_at"])).days
+            text += (f" Saved as your delayed retake, {days} day{'s' if days != 1 else ''} after your first answers "
+                     f"here ({first_post['score']:.0f} % then): what is still right is what stayed.")
+        pre = inv.first_record(record["nickname"], "pre", path.parent)
+        if pre is None:
             return text + " The feedback is under each question."
+        before = pre["score"]
         gain = inv.normalised_gain(before, record["score"])
         gain_text = ("you had every answer right before" if gain is None
                      else f"your normalised gain (after - before) / (100 - before) is {gain:.2f}")
         return (f"{text} Before the course (your first attempt in notebook 00): {before:.0f} %; {gain_text}. "
                 "The feedback is under each question.")
 
-    def _own_pre_score(self, record, folder):
-        key = inv.nickname_key(record["nickname"])
-        found = []
-        for path in sorted(folder.glob("*.pre.*.json")):
-            try:
-                other = inv.read_record(path)
-            except inv.InventoryFileError:
-                continue
-            if inv.nickname_key(other["nickname"]) == key:
-                found.append((other["saved_at"], other["score"]))
-        return min(found)[1] if found else None
-
     def feedback_html(self, index):
         """The feedback shown under question ``index`` (0-based) after a "post" Submit."""
-        item = inv.ITEMS[index]
-        key = self.questions[index].value
-        answer = item.answer
-        answer_letter = _LETTERS[self.orders[index].index(item.choices.index(answer))]
-        if key is None:
-            head = f"<b>Not answered.</b> The answer is {answer_letter}: {_esc(answer.feedback)}"
-            return f"<div>{head} <i>See {_esc(item.where(answer))}.</i></div>"
-        choice = item.choice(key)
-        if choice.correct:
-            return (f"<div><b>&#10003; Right ({answer_letter}).</b> {_esc(choice.feedback)} "
-                    f"<i>See {_esc(item.where(choice))}.</i></div>")
-        return (f"<div><b>&#10007; Not this one ({_LETTERS[self.questions[index].index]}).</b>"
-                f"{_named(choice, ' It is ')} {_esc(choice.feedback)} "
-                f"<i>See {_esc(item.where(choice))}.</i><br>"
-                f"The answer is {answer_letter}: {_esc(answer.feedback)}</div>")
+        return choice_feedback_html(inv.ITEMS[index], self.orders[index], self.questions[index].value)
 
     # -- what shows ----------------------------------------------------------------------------
     def _intro_html(self):
@@ -244,37 +199,20 @@ class ConceptInventory:
         lines = [f"Concept inventory, {_PHASE[self.attempt]}: {len(inv.ITEMS)} questions."]
         for n, (item, order) in enumerate(zip(inv.ITEMS, self.orders), 1):
             lines.append(f"{n}. {item.stem}")
-            lines += [f"   {_LETTERS[k]}. {item.choices[i].text}" for k, i in enumerate(order)]
+            lines += [f"   {LETTERS[k]}. {item.choices[i].text}" for k, i in enumerate(order)]
         return "\n".join(lines)
 
     def questions_html(self):
         """The questions as HTML in a closed <details>; in "post", each answer folded in its own <details>."""
-        parts = [f"<details><summary>The {len(inv.ITEMS)} questions as text (for a page without a running "
-                 "notebook)</summary>", "<ol>"]
-        for item, order in zip(inv.ITEMS, self.orders):
-            choices = "".join(f"<li>{_esc(item.choices[i].text)}</li>" for i in order)
-            part = f"<li><p>{_esc(item.stem)}</p><ol type=\"A\">{choices}</ol>"
-            if self.attempt == "post":
-                part += "<details><summary>Answer and feedback</summary><ul>"
-                for k, i in enumerate(order):
-                    choice = item.choices[i]
-                    verdict = "right." if choice.correct else f"not right.{_named(choice, ' It is ')}"
-                    part += (f"<li>{_LETTERS[k]}: {verdict} {_esc(choice.feedback)} "
-                             f"<i>See {_esc(item.where(choice))}.</i></li>")
-                part += "</ul></details>"
-            parts.append(part + "</li>")
-        parts.append("</ol>")
-        if self.attempt == "pre":
-            parts.append("<p>No answers here on purpose: they come in notebook 08.</p>")
-        parts.append("</details>")
-        return "".join(parts)
+        end = "<p>No answers here on purpose: they come in notebook 08.</p>" if self.attempt == "pre" else ""
+        return questions_html(inv.ITEMS, self.orders, answers=self.attempt == "post", end=end)
 
     def show(self):
         """Display the form, then the questions as text for static views (folded away)."""
         from IPython.display import display
 
         display(WidgetView(self))
-        display(_StaticQuestions(self))
+        display(StaticQuestions(self))
         return self
 
     def _ipython_display_(self):

@@ -17,7 +17,7 @@ complete attempt at one exercise (the function the notebook asks for, under any 
 """
 from dataclasses import dataclass, field
 
-__all__ = ["Answer", "ANSWERS", "answer", "all_answers"]
+__all__ = ["Answer", "ANSWERS", "answer", "all_answers", "known_gaps"]
 
 
 @dataclass(frozen=True)
@@ -62,3 +62,13 @@ def all_answers():
         if info.name.startswith("nb"):
             importlib.import_module(f"{__name__}.{info.name}")
     return list(ANSWERS)
+
+
+def known_gaps():
+    """{answer id: what the checker gets wrong}: the ``KNOWN_GAPS`` of every answer module (checker bugs not fixed
+    yet; tests/test_hint_precision.py runs them as strict xfails)."""
+    import sys
+
+    answers = all_answers()
+    return {id_: why for module in sorted({a.module for a in answers})
+            for id_, why in getattr(sys.modules[module], "KNOWN_GAPS", {}).items()}

@@ -523,7 +523,7 @@ def capstone_triu(x, lengths, w_q, w_k, w_v, w_o, num_heads):
     return cu.merge_heads(weights @ v) @ w_o, weights
 
 
-@answer("capstone_layer", kind="variant", expect="one head", note="returns the weights averaged over the heads, (B, T, T)")
+@answer("capstone_layer", kind="variant", expect="weights averaged over heads", note="returns the weights averaged over the heads, (B, T, T)")
 def capstone_average_heads(x, lengths, w_q, w_k, w_v, w_o, num_heads):
     x, lengths = np.asarray(x, dtype=float), np.asarray(lengths)
     B, T, d_model = x.shape
