@@ -481,6 +481,11 @@ def scale_by_sqrt_num_keys(q, k, v, mask):
     return weights @ v, weights
 
 
+def values_on_the_left(q, k, v, mask):
+    weights = cu.softmax(np.where(mask, scores_of(q, k), -np.inf))
+    return v @ weights, weights
+
+
 def softmax_over_whole_array(q, k, v, mask):
     scores = np.where(mask, scores_of(q, k), -np.inf)
     e = np.exp(scores - scores.max())
@@ -536,7 +541,8 @@ ATTENTION_MUTANTS = [
     (scale_by_sqrt_num_keys, 2, "sqrt of the number of keys", "number of keys"),
     (swapped_outputs, 1, "swapped outputs", "output first"),
     (k_dot_T, 4, "k.T on a batch", "np.swapaxes(k, -1, -2)"),
-    (no_transpose, 1, "matmul shapes", "without the transpose"),
+    (no_transpose, 1, "k not transposed", "Transpose the keys"),
+    (values_on_the_left, 1, "matmul shapes", "`v @ weights`"),
     (no_max_shift, 6, "no max shift", "overflows"),
     (returns_output_only, 1, None, "must return two things"),
 ]
@@ -698,4 +704,4 @@ def test_checkers_refuse_a_non_function_politely():
 def test_mutant_count():
     """The report quotes these counts: keep them in sync with the lists above."""
     counts = (len(CAUSAL_MUTANTS) + 2 + 1, len(PADDING_MUTANTS) + 2, len(ATTENTION_MUTANTS))
-    assert counts == (15, 11, 23)
+    assert counts == (15, 11, 24)

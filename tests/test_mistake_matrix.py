@@ -70,7 +70,7 @@ RIGHT = dict(
     causal=lambda T: np.tril(np.ones((T, T), dtype=bool)),
     softmax=softmax,
     scale=lambda q, k, x: np.sqrt(q.shape[-1]),
-    keys_t=lambda k: np.swapaxes(k, -1, -2),
+    scores=lambda q, k: q @ np.swapaxes(k, -1, -2),
     fill=-np.inf,
     attend=masked_softmax,
     split=split,
@@ -99,7 +99,8 @@ MUTANTS = {
     "boolean mask added to the scores": dict(attend=lambda S, scores, mask: S.softmax(scores + mask)),
     "large negative number in an empty row": dict(fill=-1e9),
     "nan in an empty row": dict(softmax=shifted_only),
-    "k.T on a batch": dict(keys_t=lambda k: k.T),
+    "k.T on a batch": dict(scores=lambda q, k: q @ k.T),
+    "k not transposed": dict(scores=lambda q, k: q @ k),
     "split without the transpose": dict(
         split=lambda x, h: x.reshape(*x.shape[:-2], h, x.shape[-2], x.shape[-1] // h)),
     "interleaved columns": dict(
@@ -107,7 +108,7 @@ MUTANTS = {
     "transpose for a fixed number of axes": dict(  # each written for 3-D arrays only
         split=lambda x, h: x.reshape(*x.shape[:-1], h, x.shape[-1] // h).transpose(1, 0, 2),
         merge=lambda x: x.transpose(1, 0, 2).reshape(*x.shape[:-3], x.shape[-2], -1),
-        keys_t=lambda k: k.transpose(0, 2, 1)),
+        scores=lambda q, k: q @ k.transpose(0, 2, 1)),
     "merge without the transpose": dict(merge=lambda x: x.reshape(*x.shape[:-3], x.shape[-2], -1)),
     "heads interleaved": dict(merge=lambda x: np.moveaxis(x, -3, -1).reshape(*x.shape[:-3], x.shape[-2], -1)),
     "no output projection": dict(out=lambda merged, w_o: merged),
@@ -117,7 +118,7 @@ MUTANTS = {
 
 # ---------------------------------------------------------------------------- each exercise, from its steps
 def _attention(S, q, k, v, mask, x=None):
-    scores = q @ S.keys_t(k) / S.scale(q, k, x)
+    scores = S.scores(q, k) / S.scale(q, k, x)
     weights = S.softmax(scores) if mask is None else S.attend(S, scores, mask)
     return weights @ v, weights
 
@@ -150,7 +151,7 @@ EXERCISES = {
     "causal_mask": lambda S: S.causal,
     "softmax": lambda S: lambda x: S.softmax(np.asarray(x, dtype=float)),
     "attention_row": lambda S: lambda scores, values: S.result(S.softmax(scores) @ values, S.softmax(scores)),
-    "scaled_scores": lambda S: lambda q, k: q @ S.keys_t(k) / S.scale(q, k, None),
+    "scaled_scores": lambda S: lambda q, k: S.scores(q, k) / S.scale(q, k, None),
     "self_attention": lambda S: lambda x, w_q, w_k, w_v: S.result(*_attention(S, x @ w_q, x @ w_k, x @ w_v, None, x)),
     "masked_attention": lambda S: lambda q, k, v, mask: S.result(*_attention(S, q, k, v, np.asarray(mask))),
     "split_heads": lambda S: S.split,

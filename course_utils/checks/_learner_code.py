@@ -7,7 +7,7 @@ import numpy as np
 
 import course_utils as cu
 from course_utils.checks._catalogue import catalogued
-from course_utils.checks._framework import error_message_contains
+from course_utils.checks._framework import error_message_contains, error_on_line
 
 __all__ = [
     "course_softmax",
@@ -18,6 +18,9 @@ __all__ = [
     "SOFTMAXES",
     "MATMUL_ERROR",
     "BROADCAST_ERROR",
+    "matmul_error_on_line",
+    "Q_AT_K_LINE",
+    "K_DOT_T_ERROR",
     "rounded_normal",
     "small_ints",
     "swapped_outputs",
@@ -65,6 +68,18 @@ SOFTMAXES = {
 
 #: A matrix product refusing its shapes (``@``, ``np.matmul``, ``np.dot``).
 MATMUL_ERROR = error_message_contains("matmul", "not aligned", "mismatch in its core dimension", error_type=ValueError)
+
+def matmul_error_on_line(pattern):
+    """Predicate: a matrix-product shape error raised on a learner's line matching ``pattern`` (see ``error_on_line``):
+    where errors alone cannot tell two mistakes apart (``q @ k`` and ``q @ k.T`` on heads raise alike)."""
+    return error_on_line(pattern, "matmul", "not aligned", "mismatch in its core dimension", error_type=ValueError)
+
+
+#: A line with ``q @ k`` (or ``np.matmul(q, k)``) without a transpose, and a line with ``k.T``.
+Q_AT_K_LINE = r"@\s*k\b(?!\s*\.\s*T)|(?:matmul|dot)\(\s*q\w*\s*,\s*k\w*\s*\)"
+#: ``q @ k.T`` refused on a line with ``k.T`` (on 4-D heads the reversed axes may not even broadcast).
+K_DOT_T_ERROR = error_on_line(r"\bk\w*\s*\.\s*T\b", "matmul", "not aligned", "mismatch in its core dimension",
+                              "could not be broadcast", error_type=ValueError)
 
 #: An elementwise operation refusing its shapes.
 BROADCAST_ERROR = error_message_contains("could not be broadcast", error_type=ValueError)

@@ -10,8 +10,11 @@ import course_utils as cu
 from course_utils.checks._catalogue import catalogued
 from course_utils.checks._framework import Case, KnownMistake, checker, error_message_contains, run_check, variants
 from course_utils.checks._learner_code import (
+    K_DOT_T_ERROR,
     MATMUL_ERROR,
+    Q_AT_K_LINE,
     course_softmax,
+    matmul_error_on_line,
     naive_softmax,
     rounded_normal,
     shifted_softmax,
@@ -92,15 +95,14 @@ def _heads_mask(mask):
 
 def multi_head_variant(x, w_q, w_k, w_v, w_o, num_heads, mask=None, *, split="ok", merge="ok", out="ok",
                        scale="d_head", axis=-1, use_mask=True, mask_at="scores", weights="per head",
-                       softmax=course_softmax, fill=-np.inf, additive=False, head_axis=True, k_t=False, invert=False):
+                       softmax=course_softmax, fill=-np.inf, additive=False, head_axis=True, invert=False):
     """Multi-head attention with one knob per known mistake (also those of 05's capstone); returns (output, weights).
 
     mask_at: "scores" (blocked scores set to ``fill`` before the softmax, or with ``additive`` ``fill`` added
     to them), "weights" (the softmax of all scores, then the blocked weights set to 0, not renormalised),
     "renormalise" (then each row divided by its sum: 0 / 0 where nothing is left) or "renormalise safely"
     (rows summing to 0 stay 0), "multiply" (scores * mask) or "add" (scores + mask). invert: the mask's ~.
-    head_axis False: the mask meets the scores (..., h, T, T) without a heads axis inserted. k_t: ``k.T`` (every
-    axis reversed) instead of swapping the last two.
+    head_axis False: the mask meets the scores (..., h, T, T) without a heads axis inserted.
     """
     x = np.asarray(x, dtype=float)
     d_model = x.shape[-1]
@@ -109,7 +111,7 @@ def multi_head_variant(x, w_q, w_k, w_v, w_o, num_heads, mask=None, *, split="ok
     q, k, v = (_split(x @ np.asarray(w, dtype=float), h, split) for w in (w_q, w_k, w_v))  # (..., h, T, d)
     divisor = {"d_head": np.sqrt(d), "d_model": np.sqrt(d_model), "none": 1.0, "d_head plain": float(d),
                "heads": np.sqrt(h), "keys": np.sqrt(x.shape[-2])}[scale]
-    scores = q @ (k.T if k_t else np.swapaxes(k, -1, -2)) / divisor  # (..., h, T, T)
+    scores = q @ np.swapaxes(k, -1, -2) / divisor  # (..., h, T, T)
     blocked = mask is not None and use_mask
     m = (_heads_mask(mask) if head_axis else np.asarray(mask, dtype=bool)) if blocked else None
     m = ~m if blocked and invert else m
@@ -438,7 +440,9 @@ MULTI_HEAD_ATTENTION_MISTAKES = (
         "you pass average_attn_weights=False.)",
         reproduce=_bug(weights="mean"),
     ),
-    catalogued("k.T on a batch", reproduce=_bug(k_t=True)),
+    # q @ k and q @ k.T raise alike on the heads (both pair T with d_head): the learner's line tells them apart
+    catalogued("k.T on a batch", error=K_DOT_T_ERROR),
+    catalogued("k not transposed", error=matmul_error_on_line(Q_AT_K_LINE)),
     KnownMistake(
         "product refuses the shapes",
         "A matrix product refused its shapes (the 'where' line shows which). Usual causes: the rows of "

@@ -23,7 +23,9 @@ from course_utils.checks._framework import (
 )
 from course_utils.checks._learner_code import (
     BROADCAST_ERROR,
+    Q_AT_K_LINE,
     course_softmax,
+    matmul_error_on_line,
     naive_softmax,
     naive_softmax_empty_rows_zero,
     shifted_softmax,
@@ -342,6 +344,8 @@ MASKED_ATTENTION_MISTAKES = (
     catalogued("k.T on a batch", error=error_message_contains("(size 3 is different from 4)", error_type=ValueError)),
     catalogued("transpose for a fixed number of axes",
                error=error_message_contains("axes don't match array", error_type=ValueError)),
+    # every case makes q @ k raise, as alike as `v @ weights` does: the learner's line tells them apart
+    catalogued("k not transposed", error=matmul_error_on_line(Q_AT_K_LINE)),
     KnownMistake(
         "matmul shapes",
         "Mind the shapes of the two products: the scores are `q @ np.swapaxes(k, -1, -2)`, "

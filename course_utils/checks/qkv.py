@@ -17,6 +17,8 @@ from course_utils.checks._framework import (
 )
 from course_utils.checks._learner_code import (
     MATMUL_ERROR,
+    Q_AT_K_LINE,
+    matmul_error_on_line,
     naive_softmax,
     rounded_normal,
     shifted_softmax,
@@ -39,12 +41,6 @@ def _sqrt_d(q):
     return np.sqrt(q.shape[-1])
 
 
-def _matmul_error_on_line(pattern):
-    """Predicate: a matrix-product shape error raised on a learner's line matching ``pattern`` (see ``error_on_line``)."""
-    return error_on_line(pattern, "matmul", "not aligned", "mismatch in its core dimension", error_type=ValueError)
-
-
-_Q_AT_K_LINE = r"@\s*k\b(?!\s*\.\s*T)|(?:matmul|dot)\(\s*q\w*\s*,\s*k\w*\s*\)"  # q @ k without .T
 # w_q @ x, w_q.T @ x, np.dot(w_q, x), np.matmul(w_q.T, x)
 _W_AT_X_LINE = r"\bw\w*\s*(?:\.\s*T\s*)?@\s*x\b|(?:matmul|dot)\(\s*w\w*\s*(?:\.\s*T\s*)?,\s*x\b"
 
@@ -354,14 +350,7 @@ SCALED_SCORES_MISTAKES = (
         "`d_k = q.shape[-1]`.",
         reproduce=lambda q, k: q @ k.T / np.sqrt(q.size),
     ),
-    KnownMistake(
-        "k not transposed",
-        "Transpose the keys: `q @ k.T` is (T_q, d_k) @ (d_k, T_k) -> (T_q, T_k), one dot product "
-        "per (query, key) pair. `q @ k` only runs when the sizes happen to match, and then it "
-        "pairs the wrong numbers.",
-        reproduce=(lambda q, k: q @ k / _sqrt_d(q), lambda q, k: q @ k),
-        error=MATMUL_ERROR,
-    ),
+    catalogued("k not transposed", reproduce=(lambda q, k: q @ k / _sqrt_d(q), lambda q, k: q @ k), error=MATMUL_ERROR),
     KnownMistake(
         "reshape instead of transpose",
         "`k.reshape(d_k, T_k)` has the right shape but not the right numbers: reshape refills the "
@@ -463,12 +452,8 @@ SELF_ATTENTION_MISTAKES = (
     catalogued("sqrt of d_model", reproduce=_sa_scaled(lambda x: np.sqrt(x.shape[-1]))),
     catalogued("sqrt of the number of keys", reproduce=_sa_scaled(lambda x: np.sqrt(x.shape[-2]))),
     catalogued("no max shift", reproduce=_sa(softmax=naive_softmax)),
-    KnownMistake(
-        "k not transposed",
-        next(m.hint for m in SCALED_SCORES_MISTAKES if m.name == "k not transposed"),
-        reproduce=(_sa(transpose_k=False), _sa(transpose_k=False, scale=lambda d: 1.0)),
-        error=_matmul_error_on_line(_Q_AT_K_LINE),
-    ),
+    catalogued("k not transposed", reproduce=(_sa(transpose_k=False), _sa(transpose_k=False, scale=lambda d: 1.0)),
+               error=matmul_error_on_line(Q_AT_K_LINE)),
     catalogued("softmax over the wrong axis", reproduce=_sa(axis=0)),
     catalogued("softmax over the whole array", reproduce=_sa(softmax=whole_softmax)),
     KnownMistake(
@@ -490,7 +475,7 @@ SELF_ATTENTION_MISTAKES = (
             _sa_proj(lambda x, wq, wk, wv: (wq @ x, wk @ x, wv @ x)),
             _sa_proj(lambda x, wq, wk, wv: (x @ wq.T, x @ wk.T, x @ wv.T)),
         ),
-        error=_matmul_error_on_line(_W_AT_X_LINE),
+        error=matmul_error_on_line(_W_AT_X_LINE),
     ),
     KnownMistake(
         "no softmax",
@@ -507,7 +492,7 @@ SELF_ATTENTION_MISTAKES = (
             _sa(left=True),
             lambda x, wq, wk, wv: (x @ wv @ _attn(x @ wq, x @ wk, x @ wv)[1], _attn(x @ wq, x @ wk, x @ wv)[1]),
         ),
-        error=_matmul_error_on_line(r"\bv\w*\s*@\s*\w*weights|\bv\w*\s*@\s*\w*attn"),
+        error=matmul_error_on_line(r"\bv\w*\s*@\s*\w*weights|\bv\w*\s*@\s*\w*attn"),
     ),
     KnownMistake(
         "values not projected",

@@ -20,7 +20,16 @@ from course_utils.checks._framework import (
     run_check,
     variants,
 )
-from course_utils.checks._learner_code import BROADCAST_ERROR, MATMUL_ERROR, SOFTMAXES, course_softmax, swapped_outputs
+from course_utils.checks._learner_code import (
+    BROADCAST_ERROR,
+    K_DOT_T_ERROR,
+    MATMUL_ERROR,
+    Q_AT_K_LINE,
+    SOFTMAXES,
+    course_softmax,
+    matmul_error_on_line,
+    swapped_outputs,
+)
 from course_utils.checks.heads import multi_head_variant
 from course_utils.lessons.data import (
     ARTICLE_SCORES,
@@ -501,7 +510,9 @@ CAPSTONE_MISTAKES = (
     catalogued("sqrt of the number of keys", reproduce=_variants(scale="keys")),
     catalogued("softmax over the wrong axis", reproduce=_variants(axis=-2) + _variants(axis=0) + _variants(axis=1)),
     catalogued("softmax over the whole array", reproduce=_variants(softmax="whole")),
-    catalogued("k.T on a batch", reproduce=_variants(k_t=True)),
+    # q @ k and q @ k.T raise alike on the heads: the learner's line tells them apart (as in 04)
+    catalogued("k.T on a batch", error=K_DOT_T_ERROR),
+    catalogued("k not transposed", error=matmul_error_on_line(Q_AT_K_LINE)),
     catalogued("split without the transpose", reproduce=_variants(split="no transpose")),
     catalogued("interleaved columns", reproduce=_variants(split="interleave")),
     catalogued("transpose for a fixed number of axes",

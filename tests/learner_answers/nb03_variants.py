@@ -600,7 +600,7 @@ def var_ma_matmul_v_weights(q, k, v, mask):
     return np.matmul(v, weights), weights
 
 
-@answer("masked_attention", kind="variant", expect="matmul shapes", note="np.matmul(q, k) without swapping k's axes")
+@answer("masked_attention", kind="variant", expect="k not transposed", note="np.matmul(q, k) without swapping k's axes")
 def var_ma_matmul_q_k(q, k, v, mask):
     q, k, v, mask = _prepare(q, k, v, mask)
     scores = np.matmul(q, k) / np.sqrt(q.shape[-1])

@@ -681,7 +681,20 @@ def var_mha_zero_renormalise(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
 
 @answer("multi_head_attention", kind="variant", expect="k.T on a batch", note="q @ k.T on the (..., h, T, d_head) keys")
 def var_mha_k_dot_T(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
-    return _mha_with(x, w_q, w_k, w_v, w_o, num_heads, mask, keys_t=lambda k: k.T)
+    q, k, v = (cu.split_heads(np.asarray(x, float) @ w, num_heads) for w in (w_q, w_k, w_v))
+    scores = q @ k.T / np.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = np.where(_heads_mask(mask), scores, -np.inf)
+    weights = cu.softmax(scores)
+    return cu.merge_heads(weights @ v) @ w_o, weights
+
+
+@answer("multi_head_attention", kind="variant", expect="k not transposed", note="np.matmul(q, k): the keys not transposed")
+def var_mha_q_at_k(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
+    q, k, v = (cu.split_heads(np.asarray(x, float) @ w, num_heads) for w in (w_q, w_k, w_v))
+    scores = np.matmul(q, k) / np.sqrt(q.shape[-1])
+    weights = cu.softmax(scores if mask is None else np.where(_heads_mask(mask), scores, -np.inf))
+    return cu.merge_heads(weights @ v) @ w_o, weights
 
 
 @answer("multi_head_attention", kind="variant", expect="mask multiplied into the scores",

@@ -713,6 +713,21 @@ var_capstone_tri_k1 = answer("capstone_layer", kind="variant", expect="sees the 
                              note="causal part from np.tri(T, k=1)")(
     _causal_mask_of(lambda T: np.tri(T, k=1) > 0, "var_capstone_tri_k1"))
 
+@answer("capstone_layer", kind="variant", expect="k.T on a batch", note="q @ k.T on the (B, h, T, d_head) keys")
+def var_capstone_k_dot_T(x, lengths, w_q, w_k, w_v, w_o, num_heads):
+    q, k, v = (cu.split_heads(np.asarray(x, float) @ w, num_heads) for w in (w_q, w_k, w_v))
+    scores = np.where(_right_mask4(lengths, x.shape[1]), q @ k.T / np.sqrt(q.shape[-1]), -np.inf)
+    weights = cu.softmax(scores)
+    return cu.merge_heads(weights @ v) @ w_o, weights
+
+
+@answer("capstone_layer", kind="variant", expect="k not transposed", note="q @ k: the keys not transposed")
+def var_capstone_q_at_k(x, lengths, w_q, w_k, w_v, w_o, num_heads):
+    q, k, v = (cu.split_heads(np.asarray(x, float) @ w, num_heads) for w in (w_q, w_k, w_v))
+    weights = cu.softmax(np.where(_right_mask4(lengths, x.shape[1]), q @ k / np.sqrt(q.shape[-1]), -np.inf))
+    return cu.merge_heads(weights @ v) @ w_o, weights
+
+
 for _expect, _note, _knobs in [
     ("no scale", "scores never divided", dict(divisor=lambda q, x: 1.0)),
     ("divide by d_k", "divided by d_head itself", dict(divisor=lambda q, x: q.shape[-1])),
@@ -720,7 +735,6 @@ for _expect, _note, _knobs in [
     ("no max shift", "own softmax exp / sum, empty rows handled", dict(softmax=_exp_over_sum)),
     ("softmax over the whole array", "one max and one sum over the whole (B, h, T, T) array",
      dict(softmax=_whole_softmax)),
-    ("k.T on a batch", "q @ k.T on the (B, h, T, d_head) keys", dict(keys_t=lambda k: k.T)),
     ("split without the transpose", "own split: reshape straight to (B, h, T, d_head)", dict(split=_split_reshape_only)),
     ("interleaved columns", "own split with strided columns a[..., i::h]", dict(split=_split_strided)),
     ("transpose for a fixed number of axes", "own split with .transpose(1, 0, 2) on (B, T, h, d_head)",
