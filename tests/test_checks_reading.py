@@ -489,7 +489,7 @@ CAPSTONE_MUTANTS = [
     (capstone_scale_d_model, 2, "sqrt of d_model", "width of the embeddings"),
     (capstone_masked_after_softmax, 1, "mask after the softmax", "before the softmax"),
     (capstone_one_head, 1, "one head", "Split the projections"),
-    (capstone_weights_averaged, 1, "weights averaged over heads", "not their mean"),
+    (capstone_weights_averaged, 1, "weights averaged over heads", "not their average"),
     (capstone_swapped, 1, "swapped outputs", "output first"),
     (capstone_softmax_over_queries, 1, "softmax over the wrong axis", "`axis=-1`"),
     (capstone_triu_causal, 1, "future instead of past", "np.triu"),

@@ -88,6 +88,8 @@ MUTANTS = {
     "no max shift": dict(softmax=exp_over_sum),
     "softmax over the wrong axis": dict(softmax=lambda s, axis=-1: softmax(s, axis=0)),
     "softmax over the whole array": dict(softmax=whole_array),
+    "no softmax": dict(softmax=lambda s, axis=-1: s),
+    "weights averaged over heads": dict(result=lambda output, weights: (output, weights.mean(axis=-3))),
     "no scale": dict(scale=lambda q, k, x: 1.0),
     "divide by d_k": dict(scale=lambda q, k, x: q.shape[-1]),
     "sqrt of the number of keys": dict(scale=lambda q, k, x: np.sqrt(k.shape[-2])),

@@ -15,6 +15,7 @@ __all__ = [
     "naive_softmax",
     "naive_softmax_empty_rows_zero",
     "whole_softmax",
+    "no_softmax",
     "SOFTMAXES",
     "MATMUL_ERROR",
     "BROADCAST_ERROR",
@@ -57,6 +58,11 @@ def whole_softmax(x, axis=None):
     return e / e.sum()
 
 
+def no_softmax(x, axis=-1):
+    """The scores themselves, used as weights (the softmax forgotten)."""
+    return x
+
+
 #: The softmaxes by the name the buggy versions' knobs use.
 SOFTMAXES = {
     "course": course_softmax,
@@ -64,6 +70,7 @@ SOFTMAXES = {
     "naive": naive_softmax,
     "naive, empty rows handled": naive_softmax_empty_rows_zero,
     "whole": whole_softmax,
+    "none": no_softmax,
 }
 
 #: A matrix product refusing its shapes (``@``, ``np.matmul``, ``np.dot``).

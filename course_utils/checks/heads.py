@@ -16,6 +16,7 @@ from course_utils.checks._learner_code import (
     course_softmax,
     matmul_error_on_line,
     naive_softmax,
+    no_softmax,
     rounded_normal,
     shifted_softmax,
     swapped_outputs,
@@ -433,13 +434,8 @@ MULTI_HEAD_ATTENTION_MISTAKES = (
         error=error_message_contains("could not be broadcast", "does not broadcast to the scores shape",
                                      error_type=ValueError),
     ),
-    KnownMistake(
-        "weights averaged over heads",
-        "Return every head's weights, shape (..., num_heads, T, T), not their average (..., T, T): "
-        "heads differ, and their average hides it. (PyTorch's nn.MultiheadAttention averages unless "
-        "you pass average_attn_weights=False.)",
-        reproduce=_bug(weights="mean"),
-    ),
+    catalogued("weights averaged over heads", reproduce=_bug(weights="mean")),
+    catalogued("no softmax", reproduce=_bug(softmax=no_softmax)),
     # q @ k and q @ k.T raise alike on the heads (both pair T with d_head): the learner's line tells them apart
     catalogued("k.T on a batch", error=K_DOT_T_ERROR),
     catalogued("k not transposed", error=matmul_error_on_line(Q_AT_K_LINE)),

@@ -28,6 +28,7 @@ from course_utils.checks._learner_code import (
     matmul_error_on_line,
     naive_softmax,
     naive_softmax_empty_rows_zero,
+    no_softmax,
     shifted_softmax,
     swapped_outputs,
     whole_softmax,
@@ -339,6 +340,7 @@ MASKED_ATTENTION_MISTAKES = (
     catalogued("sqrt of the number of keys", reproduce=_variants(scale="sqrt_T")),
     catalogued("softmax over the wrong axis", reproduce=_variants(axis=-2) + _variants(axis=0)),
     catalogued("softmax over the whole array", reproduce=_variants(softmax=whole_softmax)),
+    catalogued("no softmax", reproduce=_variants(softmax=no_softmax)),
     swapped_outputs(_attend),
     # the batch case has B=2, T=3, d_k=4: q (2, 3, 4) @ k.T (4, 3, 2) fails with exactly this
     catalogued("k.T on a batch", error=error_message_contains("(size 3 is different from 4)", error_type=ValueError)),

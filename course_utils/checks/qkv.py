@@ -477,12 +477,7 @@ SELF_ATTENTION_MISTAKES = (
         ),
         error=matmul_error_on_line(_W_AT_X_LINE),
     ),
-    KnownMistake(
-        "no softmax",
-        "Turn the scores into weights with softmax over each row before mixing the values: "
-        "`weights = softmax(scores)`, then `output = weights @ v`.",
-        reproduce=_sa(no_softmax=True),
-    ),
+    catalogued("no softmax", reproduce=_sa(no_softmax=True)),
     KnownMistake(
         "output product order",
         "`output = weights @ v` is (T, T) @ (T, d_v) -> (T, d_v): row i of the output mixes the "

@@ -526,12 +526,9 @@ CAPSTONE_MISTAKES = (
         "head, then `cu.merge_heads` the head outputs, and return the weights of every head, (B, h, T, T).",
         reproduce=_variants(heads=False),
     ),
-    KnownMistake(  # a mistake of its own: told to split, a learner who did split would undo right code
-        "weights averaged over heads",
-        "Your output is right, but your weights are averaged over the heads, shape (B, T, T). Return the "
-        "weights of every head as they are, shape (B, h, T, T), not their mean over the heads.",
-        reproduce=lambda *a: _layer(*a, weights="mean"),
-    ),
+    # a mistake of its own: told to split, a learner who did split would undo right code
+    catalogued("weights averaged over heads", reproduce=lambda *a: _layer(*a, weights="mean")),
+    catalogued("no softmax", reproduce=_variants(softmax="none")),
     swapped_outputs(_layer),
 )
 

@@ -180,15 +180,7 @@ ATTENTION_ROW_MISTAKES = (
             _with_softmax(lambda w, s, v: w @ np.arange(1, len(s) + 1)),
         ),
     ),
-    KnownMistake(
-        "no softmax",
-        "Turn the scores into weights with softmax first: the output is `softmax(scores) @ values`, "
-        "not `scores @ values`, and the weights returned are the softmax of the scores.",
-        reproduce=(
-            lambda s, v: (s @ v, s),
-            _with_softmax(lambda w, s, v: s @ v),
-        ),
-    ),
+    catalogued("no softmax", reproduce=(lambda s, v: (s @ v, s), _with_softmax(lambda w, s, v: s @ v))),
     KnownMistake(
         "unweighted sum",
         "Each value vector must be multiplied by its weight before adding them up: `weights @ values`. "

@@ -540,6 +540,14 @@ def var_ma_keys_transpose_021(q, k, v, mask):
     return weights @ v, weights
 
 
+# -- no softmax
+@answer("masked_attention", kind="variant", expect="no softmax", note="the masked scores used as the weights")
+def var_ma_masked_scores_as_weights(q, k, v, mask):
+    q, k, v, mask = _prepare(q, k, v, mask)
+    weights = np.where(mask, _scores(q, k), -np.inf)
+    return weights @ v, weights
+
+
 # -- softmax over the whole array
 @answer("masked_attention", kind="variant", expect="softmax over the whole array",
         note="own softmax with one max and one sum over the whole array")

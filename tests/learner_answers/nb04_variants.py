@@ -717,3 +717,8 @@ def var_mha_scores_plus_mask(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
         scores = scores + _heads_mask(mask)
     weights = cu.softmax(scores)
     return cu.merge_heads(weights @ v) @ w_o, weights
+
+
+@answer("multi_head_attention", kind="variant", expect="no softmax", note="each head's scores used as its weights")
+def var_mha_no_softmax(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
+    return _mha_with(x, w_q, w_k, w_v, w_o, num_heads, mask, softmax=lambda scores: scores)
