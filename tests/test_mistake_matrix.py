@@ -96,6 +96,7 @@ MUTANTS = {
     "sqrt of d_model": dict(scale=lambda q, k, x: np.sqrt(x.shape[-1])),
     "mask after the softmax": dict(attend=zero_after),
     "zero then renormalise": dict(attend=zero_then_renormalise),
+    "mask ignored": dict(attend=lambda S, scores, mask: S.softmax(scores)),
     "inverted mask": dict(attend=lambda S, scores, mask: S.softmax(np.where(~mask, scores, S.fill))),
     "mask multiplied into the scores": dict(attend=lambda S, scores, mask: S.softmax(scores * mask)),
     "boolean mask added to the scores": dict(attend=lambda S, scores, mask: S.softmax(scores + mask)),

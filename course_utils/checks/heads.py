@@ -411,13 +411,7 @@ MULTI_HEAD_ATTENTION_MISTAKES = (
         "back first, then reshape to (..., T, d_model).",
         reproduce=_bug(split="no transpose", merge="no transpose"),
     ),
-    KnownMistake(
-        "mask ignored",
-        "The mask has no effect in your function: every head must use it. Set the blocked scores of "
-        "every head to -inf before the softmax: `np.where(mask[..., None, :, :], scores, -np.inf)` "
-        "(the inserted axis lines the mask up with the heads axis of the scores (..., num_heads, T, T)).",
-        reproduce=_bug(use_mask=False),
-    ),
+    catalogued("mask ignored", reproduce=_bug(use_mask=False)),
     catalogued("mask after the softmax", reproduce=_bug(mask_at="weights")),
     catalogued("inverted mask", reproduce=_bug(invert=True)),
     catalogued("mask multiplied into the scores", reproduce=_bug(mask_at="multiply")),

@@ -261,7 +261,7 @@ def _attend(q, k, v, mask, *, fill=-np.inf, how="before", softmax=course_softmax
     how: "before" (blocked scores set to ``fill``), "zero" (softmax of all scores, then blocked
     weights set to 0), "renormalise" (zero, then divide by the row sums; "renormalise safely": rows
     summing to 0 stay 0), "multiply" (scores * mask),
-    "add" (scores + mask), "additive" (scores + fill * ~mask).
+    "add" (scores + mask), "additive" (scores + fill * ~mask), "ignore" (no mask at all).
     """
     q, k, v = (np.asarray(a, dtype=float) for a in (q, k, v))
     mask = np.asarray(mask, dtype=bool)
@@ -280,6 +280,7 @@ def _attend(q, k, v, mask, *, fill=-np.inf, how="before", softmax=course_softmax
         "multiply": lambda: softmax(scores * mask, axis=axis),
         "add": lambda: softmax(scores + mask, axis=axis),
         "additive": lambda: softmax(scores + fill * ~mask, axis=axis),
+        "ignore": lambda: softmax(scores, axis=axis),
     }[how]()
     weights = np.broadcast_to(weights, np.broadcast_shapes(weights.shape, scores.shape))
     return weights @ v, weights  # (..., T_q, d_v), (..., T_q, T_k)
@@ -294,12 +295,13 @@ def _variants(**fixed):
         dict(fill=-1e9),                          # a large negative number: uniform weights
         dict(how="additive", fill=-1e9),          # scores - 1e9 at blocked keys
     )
-    if fixed.get("how") in ("zero", "renormalise", "multiply", "add"):
+    if fixed.get("how") in ("zero", "renormalise", "multiply", "add", "ignore"):
         handlings = [h for h in handlings if "fill" not in h]  # fill plays no part there
     return variants(_attend, handlings, **fixed)
 
 
 MASKED_ATTENTION_MISTAKES = (
+    catalogued("mask ignored", reproduce=_variants(how="ignore")),
     catalogued("mask after the softmax", reproduce=(
         lambda q, k, v, m: _attend(q, k, v, m, how="zero"),
         lambda q, k, v, m: _attend(q, k, v, m, how="zero", softmax=shifted_softmax),

@@ -400,6 +400,7 @@ def _layer(x, lengths, w_q, w_k, w_v, w_o, num_heads, *, masks="both", combine="
         mask = (causal & pad) if combine == "and" else (causal | pad)  # (B, T, T)
     if invert:
         mask = ~mask
+    mask = None if masks == "none" else mask
     output, weights = multi_head_variant(x, w_q, w_k, w_v, w_o, num_heads if heads else 1, mask,
                                          softmax=SOFTMAXES[softmax], **attention)  # weights (B, h, T, T)
     return output, weights if heads else weights[:, 0]  # one head: (B, T, T)
@@ -489,6 +490,7 @@ CAPSTONE_MISTAKES = (
         reproduce=_variants(combine="or"),
     ),
     catalogued("inverted mask", reproduce=_variants(invert=True)),
+    catalogued("mask ignored", reproduce=_variants(masks="none")),
     catalogued("mask multiplied into the scores", reproduce=_variants(mask_at="multiply")),
     catalogued("boolean mask added to the scores", reproduce=_variants(mask_at="add")),
     KnownMistake(

@@ -540,6 +540,14 @@ def var_ma_keys_transpose_021(q, k, v, mask):
     return weights @ v, weights
 
 
+# -- mask ignored
+@answer("masked_attention", kind="variant", expect="mask ignored", note="the mask argument never used")
+def var_ma_mask_unused(q, k, v, mask):
+    q, k, v, mask = _prepare(q, k, v, mask)
+    weights = cu.softmax(_scores(q, k))
+    return weights @ v, weights
+
+
 # -- no softmax
 @answer("masked_attention", kind="variant", expect="no softmax", note="the masked scores used as the weights")
 def var_ma_masked_scores_as_weights(q, k, v, mask):

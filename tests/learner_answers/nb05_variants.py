@@ -742,6 +742,7 @@ for _expect, _note, _knobs in [
     ("merge without the transpose", "own merge: reshape straight to (B, T, d_model)", dict(merge=_merge_reshape_only)),
     ("heads interleaved", "own merge with the heads axis moved last", dict(merge=_merge_heads_last)),
     ("no softmax", "the masked scores used as the weights", dict(softmax=lambda s: s)),
+    ("mask ignored", "no mask at all: the mask is built but never applied", dict(apply=lambda s, m: s)),
     ("mask multiplied into the scores", "scores * mask", dict(apply=lambda s, m: s * m)),
     ("boolean mask added to the scores", "scores + mask (a PyTorch float-mask habit)", dict(apply=lambda s, m: s + m)),
     ("zero then renormalise", "softmax over all keys, blocked weights zeroed, rows renormalised (empty rows 0)",
