@@ -279,3 +279,25 @@ def test_04_a_4d_only_transpose_is_named():
     result = _check("split_heads", split_heads)
     assert result.mistake == "transpose for a fixed number of axes", result.text
     assert ".transpose(0, 2, 1, 3)" in result.hint
+
+
+#: Names two checkers use for mistakes of different steps, each with its own hint (not yet one standard each).
+DIFFERENT_MISTAKES_ONE_NAME = {
+    "missing keepdims": "01's softmax (max and sum) and 06's softmax backward (the weighted sum)",
+    "elementwise product": "02's projections (x * w) and scaled scores (q * k)",
+    "product refuses the shapes": "02's and 04's catch-alls for a matrix product's shape error, each naming its products",
+    "inverted": "03's causal mask and padding mask, each showing how to build its own",
+    "transposed": "03's padding mask (T, B) and 05's contributions (d_v, T)",
+    "only for one sequence": "04's split_heads and merge_heads, each naming the shapes of its own input",
+    "returns grad_weights": "06's softmax_backward (returned unchanged) and grad_scores (grad_output @ v.T)",
+}
+
+
+def test_one_name_one_hint():
+    """A name that several checkers use is a catalogue mistake, or has one hint, or is a listed exception."""
+    hints = {}
+    for entry in CHECKERS.values():
+        for mistake in entry.mistakes:
+            hints.setdefault(mistake.name, set()).add(mistake.hint if isinstance(mistake.hint, str) else entry.name)
+    divergent = {name for name, texts in hints.items() if len(texts) > 1}
+    assert divergent == set(DIFFERENT_MISTAKES_ONE_NAME), sorted(divergent ^ set(DIFFERENT_MISTAKES_ONE_NAME))
