@@ -494,29 +494,37 @@ def cells_calling(path, call: str) -> int:
 
 
 def answer_reviews(page, panel, timeout_ms=15_000):
-    """Every review (``.course-review``, notebooks 02-05), by the keyboard alone: each question's first radio button
-    focused and chosen with Space, then the next one with the Down arrow; the feedback must be empty before a choice
-    and name the choice in words after each (``Right (`` or ``Not this one (``), changing with it. Returns
-    (questions answered, problems)."""
+    """Every review (``.course-review``, notebooks 02-05), by the keyboard alone: each question's first choice
+    focused and chosen with Space, then Tab to the next choice and Space again (the frontends take the arrow keys
+    for moving between cells, docs/accessibility.md). The feedback must be empty before a choice and name the choice
+    in words after each (``Right (`` or ``Not this one (``), changing with it. Returns (questions, problems)."""
     problems, answered = [], 0
     for form in panel.locator(".course-review").all():
         form.scroll_into_view_if_needed()
-        for n, box in enumerate(form.locator(".widget-radio-box").all(), 1):
-            note = box.locator("xpath=following-sibling::*[1]")
+        for n, box in enumerate(form.locator(".course-question").all(), 1):
+            note = box.locator(".course-question-feedback")
+            radios = box.locator("input[type=radio]")
             if note.inner_text().strip():
                 problems.append(f"review question {n}: feedback before any choice: {note.inner_text()[:60]!r}")
-            seen = []
-            for key in ("Space", "ArrowDown"):
-                if key == "Space":
-                    box.locator("input[type=radio]").first.focus()
-                page.keyboard.press(key)
-                try:
-                    note.locator("text=/Right \\(|Not this one \\(/").wait_for(timeout=timeout_ms)
-                    seen.append(note.inner_text().strip())
-                except Exception:  # playwright's TimeoutError
-                    problems.append(f"review question {n}: no feedback after {key}")
-            if len(seen) == 2 and seen[0] == seen[1]:
-                problems.append(f"review question {n}: the feedback did not change with the choice")
+            seen = [""]
+            for k, keys in enumerate((("Space",), ("Tab", "Space"))):
+                if k == 0:
+                    radios.first.focus()
+                for key in keys:
+                    page.keyboard.press(key)
+                if not radios.nth(k).evaluate("(input) => input === document.activeElement && input.checked"):
+                    problems.append(f"review question {n}: {' then '.join(keys)} did not choose choice {k + 1}")
+                    break
+                deadline = time.monotonic() + timeout_ms / 1000
+                text = note.inner_text().strip()
+                while text == seen[-1] and time.monotonic() < deadline:  # the kernel's answer takes a moment
+                    time.sleep(0.1)
+                    text = note.inner_text().strip()
+                if text == seen[-1]:
+                    problems.append(f"review question {n}: the feedback did not change after choice {k + 1}")
+                elif not re.search(r"Right \(|Not this one \(", text):
+                    problems.append(f"review question {n}: after choice {k + 1} the feedback reads {text[:80]!r}")
+                seen.append(text)
             answered += 1
     return answered, problems
 

@@ -595,3 +595,22 @@ def test_long_arrays_are_summarised():
 def test_a_whole_float_reads_with_its_zero_in_a_sentence():
     """The learner trial: "largest difference 1.." (numpy's "1." then the sentence's full stop)."""
     assert fmt_value(1.0) == "1.0" and fmt_value(np.float64(2.0)) == "2.0" and fmt_value(0.9482) == "0.9482"
+
+
+def test_a_check_that_is_not_its_cells_last_line_still_shows_once():
+    """A new learner's trial: `check_softmax(my_softmax)` followed by another line showed nothing (the report was
+    only the return value's display). In a kernel the checker displays its report as it returns; the cell's own
+    display of the returned result is then skipped, so a check on the last line shows once."""
+    import nbclient
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    code = ("import numpy as np\nfrom course_utils.checks import check_softmax\n"
+            "def s(x):\n    return np.exp(x) / np.exp(x).sum()\n")
+    nb = new_notebook(cells=[new_code_cell(code + "check_softmax(s)\nx = 1"),
+                             new_code_cell("for f in (s, s):\n    check_softmax(f)"),
+                             new_code_cell("check_softmax(s)")],
+                      metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
+    nbclient.NotebookClient(nb, timeout=120).execute()
+    shown = [[o.get("data", {}).get("text/plain", "")[:13] for o in cell.outputs] for cell in nb.cells]
+    assert shown == [["Not yet right"], ["Not yet right"] * 2, ["Not yet right"]], shown
+    assert 'data-check-status="wrong"' in nb.cells[2].outputs[0]["data"]["text/html"]

@@ -64,6 +64,12 @@ def test_table_gives_the_figures_and_the_share_named():
     assert lines[3].split() == ["total", "9", "1", "1", "1", "1", "2", "3", "33%"]
 
 
+def test_a_generic_text_after_what_the_answer_breaks_is_not_bare():
+    said = "Attention weights sum to 1 over the keys, but its result sums to 0.5."  # checks/_invariants.py
+    assert not report.is_generic(f"{said} {DEFAULT_HINTS['values']}")
+    assert report.is_generic(f"{DEFAULT_HINTS['values']} (Also: your function calls `cu.softmax`, ...)")
+
+
 def test_real_checker_answers_are_classified_by_their_feedback():
     def right(x):
         x = np.asarray(x, dtype=float)
@@ -74,8 +80,11 @@ def test_real_checker_answers_are_classified_by_their_feedback():
         e = np.exp(np.asarray(x, dtype=float))
         return e / e.sum(axis=-1, keepdims=True)
 
-    def sigmoid(x):
+    def sigmoid(x):  # its rows do not sum to 1: the hint says so
         return 1 / (1 + np.exp(-np.asarray(x, dtype=float)))
+
+    def doubled_scores(x):  # breaks nothing the checker can name
+        return right(2 * np.asarray(x, dtype=float))
 
     def in_place(x):
         x = np.asarray(x, dtype=float)
@@ -83,7 +92,7 @@ def test_real_checker_answers_are_classified_by_their_feedback():
         return np.exp(x) / np.exp(x).sum(axis=-1, keepdims=True)
 
     cases = [(right, (), "accepted"), (no_shift, ("no max shift",), "mistake"), (no_shift, (), "misattributed"),
-             (sigmoid, (), "generic"), (in_place, (), "invariant")]
+             (doubled_scores, (), "generic"), (sigmoid, (), "invariant"), (in_place, (), "invariant")]
     for fn, expect, kind in cases:
         answer = Answer("softmax", fn, "other", expect, "", "learner_answers.nb01_fake")
         assert report.classify(check_softmax(fn), answer) == kind, fn.__name__

@@ -104,10 +104,11 @@ def test_variants_of_known_mistakes_are_still_named(answer):
 
 
 def test_generic_hint_says_so_plainly():
-    """When nothing explains the answer, the hint says it is not a usual mistake, then the generic hint."""
+    """When nothing explains the answer (and it breaks no invariant: its rows sum to one), the hint says it is
+    not a usual mistake, then the generic hint."""
     from course_utils.checks import check_softmax
 
-    result = check_softmax(lambda x: np.full_like(np.asarray(x, float), 0.5))
+    result = check_softmax(lambda x: cu.softmax(2 * np.asarray(x, float)))
     assert result.mistake is None
     assert result.hint.startswith(NOT_A_USUAL_MISTAKE)
 

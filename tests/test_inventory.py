@@ -301,6 +301,7 @@ def test_the_post_form_shows_the_feedback_of_the_chosen_answer(tmp_path):
     assert wrong.feedback[:40] in wrong_note and str(wrong.see) in wrong_note
     assert "not answered" in form.feedback[2].value.lower()
     assert f"1 of {len(inv.ITEMS)} right" in form.status.value
+    assert "No answers of notebook 00 under this nickname" in form.status.value  # why no gain is shown
 
 
 def test_the_post_form_gives_the_learners_own_gain_when_the_pre_file_is_there(tmp_path):

@@ -36,9 +36,10 @@ GENERIC_HINTS = tuple(DEFAULT_HINTS[kind] for kind in ("exception", "structure",
 
 
 def is_generic(hint):
-    """True when a hint is the bare generic text: it names neither a mistake nor what is wrong."""
+    """True when a hint is the bare generic text: it names neither a mistake nor what is wrong. (A generic text
+    after the statements of what the answer breaks, ``checks/_invariants.py``, is not bare.)"""
     hint = hint or ""
-    return not hint or hint.startswith(NOT_A_USUAL_MISTAKE) or any(text in hint for text in GENERIC_HINTS)
+    return not hint or hint.startswith((NOT_A_USUAL_MISTAKE, *GENERIC_HINTS))
 
 
 def classify(result, answer):

@@ -20,8 +20,9 @@ case: one of its ``reproduce`` functions gives the learner's output on each case
 something (passing cases included), and each error the learner's function raised is recognised
 by its ``error`` predicate (or raised alike by that reproduce function). A mistake's ``error``
 predicate alone explains a learner whose other cases all pass. When no mistake explains every case, the
-hint says so and gives the exercise's generic hint for the kind of problem: a wrong specific hint
-sends a learner to fix code that is right, a generic one never does.
+hint says what the answer breaks (``_invariants``: facts read off the answer, such as a row of weights not
+summing to one), or else that it is not a usual mistake, then gives the exercise's generic hint for the kind
+of problem: a wrong specific hint sends a learner to fix code that is right, a generic one never does.
 
 How answers are judged and shown is pluggable (``compare=``, a ``Comparison``): arrays of real
 numbers by default; boolean masks, dicts of labels and rule-judged answers have their own.
@@ -48,6 +49,7 @@ from course_utils.checks._compare import ATOL, RTOL, Comparison, Problem
 from course_utils.checks._deadline import OutOfTime, deadline
 from course_utils.checks._format import describe, field, fmt_value
 from course_utils.checks._guard import course_snapshot, put_back
+from course_utils.checks._invariants import statements as invariant_statements
 from course_utils.checks._levels import levelled
 from course_utils.checks._own_answers import own_answers
 from course_utils.checks._result import CORRECT, NOT_ATTEMPTED, WRONG, CheckResult
@@ -320,16 +322,29 @@ def checker(name, *, mistakes=()):
             try:
                 with np.errstate(all="ignore"):  # the learner's call sets its own errstate
                     answer = args[0] if args else next(iter(kwargs.values()), None)
-                    return levelled(name, answer, check(*args, **kwargs))  # a wrong one: its level's texts too
+                    result = levelled(name, answer, check(*args, **kwargs))  # a wrong one: its level's texts too
             except Exception as exc:  # a bug in the checker, not in the learner's code
-                return internal_error(name, exc)
+                result = internal_error(name, exc)
             finally:
                 _RUNNING.reset(running)
+            if _in_a_kernel():  # shown even when the check is not its cell's last line
+                result.show()
+            return result
 
         CHECKERS[name] = Checker(name, guarded, tuple(mistakes), check.__module__)
         return guarded
 
     return decorate
+
+
+def _in_a_kernel():
+    """True when running in a Jupyter kernel (IPython with a kernel attached), where a result can be displayed."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    shell = get_ipython()
+    return getattr(shell, "kernel", None) is not None
 
 
 def unreadable_answer(name, exc):
@@ -614,7 +629,11 @@ class _Run:
         generic = self.hints.get(kind) or DEFAULT_HINTS["values"]
         if callable(generic):
             generic = generic(got, args)
-        if kind in _SAY_NOT_USUAL and self.known_mistakes:
+        said = invariant_statements(self.name, reported.expected, got, reported.case, self.output_names, fn=self.fn,
+                                     time_limit=self.time_limit) if kind in _SAY_NOT_USUAL and call.ran else ()
+        if said:  # what the answer breaks, said instead of "not a usual mistake"
+            generic = " ".join([*said, generic])
+        elif kind in _SAY_NOT_USUAL and self.known_mistakes:
             generic = f"{NOT_A_USUAL_MISTAKE} {generic}"
         return generic + extra, None
 

@@ -47,7 +47,7 @@ class CheckResult:
     ``bool(result)`` is True only when the status is ``"correct"``.
     """
 
-    __slots__ = ("status", "message", "hint", "passed", "total", "case", "mistake", "level", "more")
+    __slots__ = ("status", "message", "hint", "passed", "total", "case", "mistake", "level", "more", "_shown")
 
     def __init__(self, status, message, hint=None, passed=0, total=0, case=None, mistake=None, level=None, more=()):
         if status not in STATUSES:
@@ -61,6 +61,7 @@ class CheckResult:
         self.mistake = mistake
         self.level = level
         self.more = tuple(more)
+        self._shown = False
 
     @property
     def text(self):
@@ -75,6 +76,19 @@ class CheckResult:
 
     def __bool__(self):
         return self.status == CORRECT
+
+    def show(self):
+        """Display the report in the notebook, once. A checker does it as it returns, so that a check that is not its
+        cell's last line shows too (a learner added a line below it, or checks in a loop); the cell's own display of
+        the returned result (``_ipython_display_``) is then skipped."""
+        if not self._shown:
+            self._shown = True
+            from IPython.display import display
+
+            display({"text/plain": self.text, "text/html": self._repr_html_()}, raw=True)
+
+    def _ipython_display_(self):
+        self.show()
 
     def _repr_html_(self):
         label, border, background = _STYLE[self.status]

@@ -87,15 +87,17 @@ class StaticQuestions:
 
 
 def radio_rows(items, orders):
-    """One row per item: its stem, radio buttons with its choices in ``orders`` (values: the choices' keys), and an
-    empty feedback line. Returns ``(radios, notes, rows)``."""
+    """One row per item (class course-question): its stem, radio buttons with its choices in ``orders`` (values: the
+    choices' keys), and an empty feedback line (class course-question-feedback). Returns ``(radios, notes, rows)``."""
     radios, notes, rows = [], [], []
     for n, (item, order) in enumerate(zip(items, orders), 1):
         options = [(f"{LETTERS[k]}. {item.choices[i].text}", item.choices[i].key) for k, i in enumerate(order)]
         radio = ipywidgets.RadioButtons(options=options, value=None, layout=ipywidgets.Layout(width="100%"))
         note = ipywidgets.HTML("")
+        note.add_class("course-question-feedback")
         radios.append(radio)
         notes.append(note)
         rows.append(ipywidgets.VBox([ipywidgets.HTML(f"<b>{n}. {esc(item.stem)}</b>"), radio, note],
                                     layout=ipywidgets.Layout(margin="0 0 12px 0")))
+        rows[-1].add_class("course-question")
     return radios, notes, rows

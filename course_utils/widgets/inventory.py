@@ -166,7 +166,8 @@ class ConceptInventory:
                      f"here ({first_post['score']:.0f} % then): what is still right is what stayed.")
         pre = inv.first_record(record["nickname"], "pre", path.parent)
         if pre is None:
-            return text + " The feedback is under each question."
+            return (f"{text} No answers of notebook 00 under this nickname are in {esc(path.parent.name)}/, so no gain "
+                    "is shown. The feedback is under each question.")
         before = pre["score"]
         gain = inv.normalised_gain(before, record["score"])
         gain_text = ("you had every answer right before" if gain is None
