@@ -344,6 +344,14 @@ def _mha_case(label, seed, T, d_model, num_heads, mask=None, lead=()):
     return Case(label, (x, *ws, num_heads, mask))
 
 
+#: (x, w_q, w_k) for 2 heads of width 2 whose head 0 scores [[-1018, -1290, 2647], [-984, -1165, 2070],
+#: [815, 543, 815]] (no weight of the causal softmax is 0) and head 1 zeros; 05's capstone uses them too.
+LARGE_SCORES = (
+    np.array([[-3.0, 3.0, 0.0, 0.0], [-2.0, 3.0, 0.0, 0.0], [-3.0, -3.0, 0.0, 0.0]]),
+    np.pad(np.array([[12.0, 4.0], [-12.0, 12.0]]), ((0, 2), (0, 2))),
+    np.pad(np.array([[8.0, 8.0], [12.0, 0.0]]), ((0, 2), (0, 2))),
+)
+
 _MHA_CASES = (
     _mha_case("T=3, d_model=4, 2 heads, no mask", 10, 3, 4, 2),
     _mha_case("T=4, d_model=6, 3 heads, no mask", 20, 4, 6, 3),
@@ -353,10 +361,9 @@ _MHA_CASES = (
               mask=np.array([[[True, True, True, True]], [[True, True, False, False]]]), lead=(2,)),  # lengths 4, 2
     Case("the ticket (T=5, d_model=8) with the notebook's matrices, 4 heads, causal mask",
          (embed_wide(TICKET), *random_projections(), 4, np.tril(np.ones((5, 5), dtype=bool)))),
-    # head 0 of queries 0 and 1 scores the blocked (future) key 2 about 1400 above the permitted keys
+    # in head 0 query 0 scores the blocked key 2 about 3700 above its permitted key 0; query 2 scores about 815
     Case("large scores, causal mask: a blocked later key scores far above the permitted ones, 2 heads",
-         (np.array([[1.0, 0.0], [0.0, 1.0], [40.0, 40.0]]), 6 * np.eye(2), 6 * np.eye(2), np.eye(2), np.eye(2), 2,
-          np.tril(np.ones((3, 3), dtype=bool)))),
+         (*(a.copy() for a in LARGE_SCORES), np.eye(4), np.eye(4), 2, np.tril(np.ones((3, 3), dtype=bool)))),
 )
 
 

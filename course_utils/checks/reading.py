@@ -30,7 +30,7 @@ from course_utils.checks._learner_code import (
     matmul_error_on_line,
     swapped_outputs,
 )
-from course_utils.checks.heads import multi_head_variant
+from course_utils.checks.heads import LARGE_SCORES, multi_head_variant
 from course_utils.lessons.data import (
     ARTICLE_SCORES,
     ARTICLE_VALUES,
@@ -440,10 +440,10 @@ def _capstone_cases():
              (*_inputs(53, 4, 6, 4, tickets_lengths, x=tickets_x), 2)),
         Case("three tickets of lengths 5, 0, 2, four heads (d_model = 8)",
              (*_inputs(54, 3, 5, 8, [5, 0, 2]), 4)),
-        # head 0 of queries 0 and 1 scores the future key 2 about 1400 above the permitted keys
-        Case("large scores: a later key scores far above the permitted ones, two heads (d_model = 2)",
-             (np.array([[[1.0, 0.0], [0.0, 1.0], [40.0, 40.0]]]), np.array([3]), 6 * np.eye(2), 6 * np.eye(2),
-              np.eye(2), np.eye(2), 2)),
+        # 04's large scores: in head 0 query 0 scores the future key 2 about 3700 above key 0, query 2 about 815
+        Case("large scores: a later key scores far above the permitted ones, two heads (d_model = 4)",
+             (LARGE_SCORES[0][None].copy(), np.array([3]), *(a.copy() for a in LARGE_SCORES[1:]), np.eye(4),
+              np.eye(4), 2)),
     )
 
 
