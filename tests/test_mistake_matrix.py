@@ -67,6 +67,7 @@ def merge(x):
 
 
 RIGHT = dict(
+    project=lambda x, w_q, w_k, w_v: (x @ w_q, x @ w_k, x @ w_v),
     causal=lambda T: np.tril(np.ones((T, T), dtype=bool)),
     softmax=softmax,
     scale=lambda q, k, x: np.sqrt(q.shape[-1]),
@@ -81,6 +82,7 @@ RIGHT = dict(
 
 #: The one step each catalogue mistake writes wrong.
 MUTANTS = {
+    "swapped W_K and W_V": dict(project=lambda x, w_q, w_k, w_v: (x @ w_q, x @ w_v, x @ w_k)),
     "sees the next token": dict(causal=lambda T: np.tril(np.ones((T, T), dtype=bool), k=1)),
     "cannot see itself": dict(causal=lambda T: np.tril(np.ones((T, T), dtype=bool), k=-1)),
     "future instead of past": dict(causal=lambda T: np.triu(np.ones((T, T), dtype=bool))),
@@ -127,7 +129,7 @@ def _attention(S, q, k, v, mask, x=None):
 
 
 def _multi_head(S, x, w_q, w_k, w_v, w_o, num_heads, mask):
-    q, k, v = (S.split(x @ w, num_heads) for w in (w_q, w_k, w_v))
+    q, k, v = (S.split(a, num_heads) for a in S.project(x, w_q, w_k, w_v))
     heads, weights = _attention(S, q, k, v, mask, x)
     return S.result(S.out(S.merge(heads), w_o), weights)
 
@@ -155,7 +157,8 @@ EXERCISES = {
     "softmax": lambda S: lambda x: S.softmax(np.asarray(x, dtype=float)),
     "attention_row": lambda S: lambda scores, values: S.result(S.softmax(scores) @ values, S.softmax(scores)),
     "scaled_scores": lambda S: lambda q, k: S.scores(q, k) / S.scale(q, k, None),
-    "self_attention": lambda S: lambda x, w_q, w_k, w_v: S.result(*_attention(S, x @ w_q, x @ w_k, x @ w_v, None, x)),
+    "project": lambda S: S.project,
+    "self_attention": lambda S: lambda x, w_q, w_k, w_v: S.result(*_attention(S, *S.project(x, w_q, w_k, w_v), None, x)),
     "masked_attention": lambda S: lambda q, k, v, mask: S.result(*_attention(S, q, k, v, np.asarray(mask))),
     "split_heads": lambda S: S.split,
     "merge_heads": lambda S: S.merge,

@@ -96,20 +96,22 @@ def _heads_mask(mask):
 
 def multi_head_variant(x, w_q, w_k, w_v, w_o, num_heads, mask=None, *, split="ok", merge="ok", out="ok",
                        scale="d_head", axis=-1, use_mask=True, mask_at="scores", weights="per head",
-                       softmax=course_softmax, fill=-np.inf, additive=False, head_axis=True, invert=False):
+                       softmax=course_softmax, fill=-np.inf, additive=False, head_axis=True, invert=False, swap_kv=False):
     """Multi-head attention with one knob per known mistake (also those of 05's capstone); returns (output, weights).
 
     mask_at: "scores" (blocked scores set to ``fill`` before the softmax, or with ``additive`` ``fill`` added
     to them), "weights" (the softmax of all scores, then the blocked weights set to 0, not renormalised),
     "renormalise" (then each row divided by its sum: 0 / 0 where nothing is left) or "renormalise safely"
     (rows summing to 0 stay 0), "multiply" (scores * mask) or "add" (scores + mask). invert: the mask's ~.
-    head_axis False: the mask meets the scores (..., h, T, T) without a heads axis inserted.
+    head_axis False: the mask meets the scores (..., h, T, T) without a heads axis inserted. swap_kv: k from w_v,
+    v from w_k.
     """
     x = np.asarray(x, dtype=float)
     d_model = x.shape[-1]
     h = int(num_heads)
     d = d_model // h
-    q, k, v = (_split(x @ np.asarray(w, dtype=float), h, split) for w in (w_q, w_k, w_v))  # (..., h, T, d)
+    projections = (w_q, w_v, w_k) if swap_kv else (w_q, w_k, w_v)
+    q, k, v = (_split(x @ np.asarray(w, dtype=float), h, split) for w in projections)  # (..., h, T, d)
     divisor = {"d_head": np.sqrt(d), "d_model": np.sqrt(d_model), "none": 1.0, "d_head plain": float(d),
                "heads": np.sqrt(h), "keys": np.sqrt(x.shape[-2])}[scale]
     scores = q @ np.swapaxes(k, -1, -2) / divisor  # (..., h, T, T)
@@ -383,6 +385,7 @@ _W_O_PER_HEAD_HINT = (
 MULTI_HEAD_ATTENTION_MISTAKES = (
     swapped_outputs(multi_head_variant),
     catalogued("no output projection", reproduce=_bug(out="none")),
+    catalogued("swapped W_K and W_V", reproduce=_bug(swap_kv=True)),
     KnownMistake(
         "W_O per head",
         _W_O_PER_HEAD_HINT,

@@ -230,11 +230,7 @@ _SHAPE_ERROR_HINT = (
 )
 
 PROJECT_MISTAKES = (
-    KnownMistake(
-        "swapped W_K and W_V",
-        "K must come from W_K and V from W_V: `k = x @ w_k`, `v = x @ w_v`. Yours are swapped.",
-        reproduce=lambda x, wq, wk, wv: (x @ wq, x @ wv, x @ wk),
-    ),
+    catalogued("swapped W_K and W_V", reproduce=lambda x, wq, wk, wv: (x @ wq, x @ wv, x @ wk)),
     KnownMistake(
         "swapped W_Q and W_K",
         "Q must come from W_Q and K from W_K: `q = x @ w_q`, `k = x @ w_k`. Yours are swapped.",
@@ -456,11 +452,7 @@ SELF_ATTENTION_MISTAKES = (
                error=matmul_error_on_line(Q_AT_K_LINE)),
     catalogued("softmax over the wrong axis", reproduce=_sa(axis=0)),
     catalogued("softmax over the whole array", reproduce=_sa(softmax=whole_softmax)),
-    KnownMistake(
-        "swapped W_K and W_V",
-        PROJECT_MISTAKES[0].hint,
-        reproduce=_sa_proj(lambda x, wq, wk, wv: (x @ wq, x @ wv, x @ wk)),
-    ),
+    catalogued("swapped W_K and W_V", reproduce=_sa_proj(lambda x, wq, wk, wv: (x @ wq, x @ wv, x @ wk))),
     KnownMistake(
         "scores transposed (or W_Q and W_K swapped)",
         "Your weights are the transpose of the right ones: queries are rows, keys are columns. "

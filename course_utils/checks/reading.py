@@ -451,6 +451,7 @@ _CAPSTONE_CASES = _capstone_cases()
 
 CAPSTONE_MISTAKES = (
     catalogued("no output projection", reproduce=_variants(out="none")),
+    catalogued("swapped W_K and W_V", reproduce=_variants(swap_kv=True)),
     catalogued("nan in an empty row", reproduce=lambda *a: _layer(*a, softmax="shifted")),
     catalogued("large negative number in an empty row",
                reproduce=(lambda *a: _layer(*a, fill=-1e9), lambda *a: _layer(*a, fill=-1e9, additive=True))),

@@ -722,3 +722,8 @@ def var_mha_scores_plus_mask(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
 @answer("multi_head_attention", kind="variant", expect="no softmax", note="each head's scores used as its weights")
 def var_mha_no_softmax(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
     return _mha_with(x, w_q, w_k, w_v, w_o, num_heads, mask, softmax=lambda scores: scores)
+
+
+@answer("multi_head_attention", kind="variant", expect="swapped W_K and W_V", note="keys from w_v, values from w_k")
+def var_mha_k_v_swapped(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
+    return _mha_with(x, w_q, w_v, w_k, w_o, num_heads, mask)

@@ -706,6 +706,11 @@ def _causal_mask_of(causal, name):
     return layer
 
 
+@answer("capstone_layer", kind="variant", expect="swapped W_K and W_V", note="q, v, k unpacked from (w_q, w_k, w_v)")
+def var_capstone_unpack_q_v_k(x, lengths, w_q, w_k, w_v, w_o, num_heads):
+    return _capstone(x, lengths, w_q, w_v, w_k, w_o, num_heads)
+
+
 var_capstone_eye = answer("capstone_layer", kind="variant", expect="each token sees only itself",
                           note="causal part from np.eye")(
     _causal_mask_of(lambda T: np.eye(T, dtype=bool), "var_capstone_eye"))
