@@ -19,6 +19,7 @@ from course_utils.checks import (
     check_multi_head_attention,
     check_split_heads,
 )
+from course_utils.checks._catalogue import CATALOGUE
 from course_utils.checks.heads import _MERGE_CASES, _MHA_CASES, _SPLIT_CASES
 
 # these checkers may read a mistake from several cases, so `passed` is not asserted
@@ -129,7 +130,7 @@ def split_no_return(x, num_heads):
 
 SPLIT_MUTANTS = [
     # (learner function, first failing case, known mistake (None: generic hint), a word of the hint)
-    (split_reshape_only, 1, "reshape without transpose", "refills the array in reading order"),
+    (split_reshape_only, 1, "split without the transpose", "refills the array in reading order"),
     (split_interleaved, 1, "interleaved columns", "every num_heads-th column"),
     (split_strided_slices, 1, "interleaved columns", "every num_heads-th column"),
     (split_no_swap, 1, "forgot the transpose", "Bring the heads to the front"),
@@ -137,7 +138,7 @@ SPLIT_MUTANTS = [
     (split_dot_T, 1, "transposed the wrong axes", "not the last two"),
     (split_2d_unpack, 5, "only for one sequence", "works for one sequence but not for a batch"),
     (split_2d_reshape, 5, "only for one sequence", "works for one sequence but not for a batch"),
-    (split_2d_transpose, 5, "only for one sequence", "works for one sequence but not for a batch"),
+    (split_2d_transpose, 5, "transpose for a fixed number of axes", "one number of axes"),
     (split_flattens_batch, 5, "only for one sequence", "works for one sequence but not for a batch"),
     (split_float_d_head, 1, "float d_head", "d_model // num_heads"),
     (split_positions, 1, "split the positions", "*columns*"),
@@ -252,7 +253,7 @@ def merge_swap_only(x):
 
 
 MERGE_MUTANTS = [
-    (merge_reshape_only, 1, "reshape without transpose", "mixes heads and positions"),
+    (merge_reshape_only, 1, "merge without the transpose", "mixes heads and positions"),
     (merge_transpose_120, 1, "heads interleaved", "interleaved"),
     (merge_heads_last, 1, "heads interleaved", "interleaved"),
     (merge_dot_T, 1, "heads interleaved", "interleaved"),
@@ -261,7 +262,7 @@ MERGE_MUTANTS = [
     (merge_rows, 1, "stacked the heads as rows", "side by side"),
     (merge_concatenate_first_axis, 4, "only for one sequence", "works for one sequence but not for a batch"),
     (merge_3d_unpack, 4, "only for one sequence", "works for one sequence but not for a batch"),
-    (merge_3d_transpose, 4, "only for one sequence", "works for one sequence but not for a batch"),
+    (merge_3d_transpose, 4, "transpose for a fixed number of axes", "one number of axes"),
     (merge_swap_only, 1, None, "(..., T, num_heads * d_head)"),
 ]
 
@@ -273,7 +274,7 @@ def test_merge_mutant(mutant, case_number, mistake, hint_word):
 
 
 def test_every_merge_known_mistake_has_a_mutant():
-    assert {m.name for m in MERGE_HEADS_MISTAKES} == {m for _, _, m, _ in MERGE_MUTANTS} - {None}
+    assert {m.name for m in MERGE_HEADS_MISTAKES} - set(CATALOGUE) <= {m for _, _, m, _ in MERGE_MUTANTS}
 
 
 def test_merge_ticket_case_is_a_round_trip():
@@ -346,7 +347,7 @@ def mha_sum_of_row_blocks(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
 def test_mha_correct(fn):
     result = check_multi_head_attention(fn)
     assert result.status == "correct", result.text
-    assert result.message == "Correct: all 6 cases passed."
+    assert result.message == "Correct: all 7 cases passed."
 
 
 def test_mha_stub_not_attempted():
@@ -437,6 +438,46 @@ def merge_interleaved(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
     return np.moveaxis(heads, -3, -1).reshape(*x.shape) @ w_o, weights
 
 
+def divide_by_d_head(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
+    heads, weights = mha_parts(x, w_q, w_k, w_v, num_heads, mask, scale=x.shape[-1] // num_heads)
+    return cu.merge_heads(heads) @ w_o, weights
+
+
+def scale_sqrt_num_keys(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
+    heads, weights = mha_parts(x, w_q, w_k, w_v, num_heads, mask, scale=np.sqrt(x.shape[-2]))
+    return cu.merge_heads(heads) @ w_o, weights
+
+
+def scale_sqrt_num_heads(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
+    heads, weights = mha_parts(x, w_q, w_k, w_v, num_heads, mask, scale=np.sqrt(num_heads))
+    return cu.merge_heads(heads) @ w_o, weights
+
+
+def _with_softmax(softmax):
+    def layer(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
+        q, k, v = (cu.split_heads(x @ w, num_heads) for w in (w_q, w_k, w_v))
+        scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
+        if mask is not None:
+            scores = np.where(heads_mask(mask), scores, -np.inf)
+        weights = softmax(scores)
+        return cu.merge_heads(weights @ v) @ w_o, weights
+
+    return layer
+
+
+softmax_no_shift = _with_softmax(lambda s: np.exp(s) / np.exp(s).sum(axis=-1, keepdims=True))
+softmax_whole_array = _with_softmax(lambda s: np.exp(s - s.max()) / np.exp(s - s.max()).sum())
+
+
+def split_interleaved_columns(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
+    def split(a, h):
+        *lead, T, d_model = a.shape
+        return np.moveaxis(a.reshape(*lead, T, d_model // h, h), -1, -3)
+
+    heads, weights = mha_parts(x, w_q, w_k, w_v, num_heads, mask, split=split)
+    return cu.merge_heads(heads) @ w_o, weights
+
+
 def split_without_transpose(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
     def split(a, h):
         *lead, T, d_model = a.shape
@@ -475,7 +516,7 @@ def mask_after_softmax(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
 
 
 def mask_after_softmax_renormalised(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
-    """Zeroed, then renormalised: equal to masking first here (no empty rows, nothing underflows)."""
+    """Zeroed, then renormalised: equal to masking first except where the permitted weights underflow."""
     q, k, v = (cu.split_heads(x @ w, num_heads) for w in (w_q, w_k, w_v))
     weights = cu.softmax(q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1]), axis=-1)
     if mask is not None:
@@ -537,28 +578,35 @@ def transpose_for_3d_only(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
 
 
 MHA_MUTANTS = [
-    (no_output_projection, 1, "no output projection", "output projection is missing"),
+    (no_output_projection, 1, "no output projection", "multiply by the output projection"),
     (w_o_block_diagonal, 1, "W_O per head", "diagonal block"),
     (w_o_rows_averaged, 1, "W_O per head", "not averaged"),
     (w_o_rows_concatenated, 1, "W_O per head", "not concatenated"),
     (w_o_first_rows_for_every_head, 1, "W_O per head", "rows h * d_head:(h + 1) * d_head"),
-    (scale_sqrt_d_model, 1, "scaled by sqrt(d_model)", "not sqrt(d_model)"),
-    (no_scale, 1, "other scale", "1 / sqrt(d_head)"),
+    (scale_sqrt_d_model, 1, "sqrt of d_model", "width of the embeddings"),
+    (no_scale, 1, "no scale", "sqrt(d_k)"),
+    (divide_by_d_head, 1, "divide by d_k", "square root"),
+    (scale_sqrt_num_keys, 1, "sqrt of the number of keys", "number of keys"),
+    (scale_sqrt_num_heads, 2, "scaled by sqrt(num_heads)", "number of heads"),
+    (softmax_no_shift, 7, "no max shift", "overflows"),
+    (softmax_whole_array, 1, "softmax over the whole array", "whole array"),
     (softmax_over_queries, 1, "softmax over the wrong axis", "`axis=-1`"),
     (softmax_over_heads, 1, "softmax over the wrong axis", "`axis=-1`"),
-    (merge_without_transpose, 1, "heads merged in the wrong order", "merged in the wrong order"),
-    (merge_interleaved, 1, "heads merged in the wrong order", "merged in the wrong order"),
-    (split_without_transpose, 1, "split without transpose", "split gives each head the wrong numbers"),
+    (merge_without_transpose, 1, "merge without the transpose", "mixes heads and positions"),
+    (merge_interleaved, 1, "heads interleaved", "interleaved"),
+    (split_without_transpose, 1, "split without the transpose", "refills the array in reading order"),
+    (split_interleaved_columns, 1, "interleaved columns", "every num_heads-th column"),
     (split_and_merge_by_reshape_only, 1, "split and merge without transpose", "each a single reshape"),
     (mask_ignored, 3, "mask ignored", "no effect"),
     (mask_after_softmax, 3, "mask after the softmax", "*after* the softmax"),
+    (mask_after_softmax_renormalised, 7, "zero then renormalise", "underflow"),
     (mask_without_heads_axis, 5, "mask without a heads axis", "mask[..., None, :, :]"),
     (mask_passed_to_sdpa_as_is, 5, "mask without a heads axis", "mask[..., None, :, :]"),
     (weights_averaged, 1, "weights averaged over heads", "average_attn_weights=False"),
     (swapped_outputs, 1, "swapped outputs", "output first"),
     (rows_instead_of_columns, 1, "product refuses the shapes", "`w_q[:, cols]`, not `w_q[cols]`"),
-    (k_dot_T_with_heads, 1, "product refuses the shapes", "np.swapaxes(k, -1, -2)"),
-    (transpose_for_3d_only, 5, "transpose written for one sequence", "np.swapaxes(k, -1, -2)"),
+    (k_dot_T_with_heads, 1, "k.T on a batch", "np.swapaxes(k, -1, -2)"),
+    (transpose_for_3d_only, 5, "transpose for a fixed number of axes", "np.swapaxes(k, -1, -2)"),
 ]
 
 
@@ -569,12 +617,14 @@ def test_mha_mutant(mutant, case_number, mistake, hint_word):
 
 
 def test_every_mha_known_mistake_has_a_mutant():
-    assert {m.name for m in MULTI_HEAD_ATTENTION_MISTAKES} == {m for _, _, m, _ in MHA_MUTANTS} - {None}
+    """The catalogue's mistakes have theirs in tests/test_mistake_matrix.py too."""
+    assert {m.name for m in MULTI_HEAD_ATTENTION_MISTAKES} - set(CATALOGUE) <= {m for _, _, m, _ in MHA_MUTANTS}
 
 
-def test_mha_mask_zeroed_then_renormalised_is_accepted():
-    """Every row of the cases keeps a permitted key and nothing underflows: renormalising is exact here."""
-    assert check_multi_head_attention(mask_after_softmax_renormalised).status == "correct"
+def test_mha_mask_zeroed_then_renormalised_is_rejected_only_where_the_weights_underflow():
+    """As in 03: only the large-scores case tells it from masking first (every row keeps a permitted key)."""
+    result = check_multi_head_attention(mask_after_softmax_renormalised)
+    assert result.status == "wrong" and result.passed == 6 and result.mistake == "zero then renormalise"
 
 
 def test_mha_message_shows_the_mask_as_numbers():

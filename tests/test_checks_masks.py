@@ -21,6 +21,7 @@ from course_utils.checks import (
     check_masked_attention,
     check_padding_mask,
 )
+from course_utils.checks._catalogue import CATALOGUE
 from course_utils.checks._mask_answers import read_mask as _interpret_mask
 from course_utils.checks.masks import _VERDICTS, _answer_key, _buggy_labels
 
@@ -126,17 +127,22 @@ def causal_full(T):
     return np.ones((T, T), dtype=bool)
 
 
+def causal_eye(T):
+    return np.eye(T, dtype=bool)
+
+
 CAUSAL_MUTANTS = [
     # (learner function, first failing case, known mistake (None: generic hint), a word of the hint)
     (causal_triu_k1, 1, "inverted", "inverted"),
     (causal_negated, 1, "inverted", "inverted"),
     (causal_triu, 2, "future instead of past", "np.triu"),
     (causal_wrong_comparison, 2, "future instead of past", "np.triu"),
-    (causal_k_plus_1, 2, "sees the next token", "`k=1`"),
-    (causal_k_minus_1, 1, "cannot see itself", "`k=-1`"),
-    (causal_strict_comparison, 1, "cannot see itself", "`k=-1`"),
+    (causal_k_plus_1, 2, "sees the next token", "k=1)"),
+    (causal_k_minus_1, 1, "cannot see itself", "k=-1)"),
+    (causal_strict_comparison, 1, "cannot see itself", "k=-1)"),
     (causal_float_k_plus_1, 2, "sees the next token", "Also, your mask holds 0/1 numbers of dtype float64"),
     (causal_tril_of_T, 1, "tril of a number", "needs a 2-D array"),
+    (causal_eye, 2, "each token sees only itself", "np.eye"),
     (causal_full, 2, None, "lower triangle"),
     (causal_no_return, 1, None, "`return"),
 ]
@@ -470,6 +476,23 @@ def softmax_over_queries(q, k, v, mask):
     return weights @ v, weights
 
 
+def scale_by_sqrt_num_keys(q, k, v, mask):
+    weights = cu.softmax(np.where(mask, q @ np.swapaxes(k, -1, -2) / np.sqrt(k.shape[-2]), -np.inf))
+    return weights @ v, weights
+
+
+def values_on_the_left(q, k, v, mask):
+    weights = cu.softmax(np.where(mask, scores_of(q, k), -np.inf))
+    return v @ weights, weights
+
+
+def softmax_over_whole_array(q, k, v, mask):
+    scores = np.where(mask, scores_of(q, k), -np.inf)
+    e = np.exp(scores - scores.max())
+    weights = e / e.sum()
+    return weights @ v, weights
+
+
 def swapped_outputs(q, k, v, mask):
     weights = cu.softmax(np.where(mask, scores_of(q, k), -np.inf))
     return weights, weights @ v
@@ -498,25 +521,28 @@ def returns_output_only(q, k, v, mask):
 
 
 ATTENTION_MUTANTS = [
-    (zero_after, 2, "zero after softmax", "*after* the softmax"),
-    (zero_after_with_where, 2, "zero after softmax", "*after* the softmax"),
+    (zero_after, 2, "mask after the softmax", "*after* the softmax"),
+    (zero_after_with_where, 2, "mask after the softmax", "*after* the softmax"),
     (inverted, 1, "inverted mask", "inverted"),
     (inverted_large_negative, 2, "inverted mask", "inverted"),
-    (no_empty_row_handling, 5, "empty row gives nan", "no permitted key"),
+    (no_empty_row_handling, 5, "nan in an empty row", "no permitted key"),
     (zero_then_renormalise, 5, "zero then renormalise", "nothing left to renormalise"),
-    (zero_then_safe_renormalise, 6, "renormalised weights underflow", "underflow to 0"),
+    (zero_then_safe_renormalise, 6, "zero then renormalise", "underflow to 0"),
     (large_negative, 5, "large negative number in an empty row", "-1e9"),
     (large_negative_added, 5, "large negative number in an empty row", "-1e9"),
     (multiplies_mask, 2, "mask multiplied into the scores", "exp(0) = 1"),
     (sets_blocked_to_zero, 2, "mask multiplied into the scores", "exp(0) = 1"),
     (adds_bool_mask, 2, "boolean mask added to the scores", "True counts as 1"),
-    (no_scale, 2, "scale", "sqrt(d_k)"),
-    (scale_by_d_k, 2, "scale", "sqrt(d_k)"),
+    (no_scale, 2, "no scale", "sqrt(d_k)"),
+    (scale_by_d_k, 2, "divide by d_k", "square root"),
     (scale_by_sqrt_d_v, 3, "scaled by sqrt(d_v)", "values' width"),
-    (softmax_over_queries, 2, "softmax over queries", "`axis=-1`"),
+    (softmax_over_queries, 2, "softmax over the wrong axis", "`axis=-1`"),
+    (softmax_over_whole_array, 2, "softmax over the whole array", "whole array"),
+    (scale_by_sqrt_num_keys, 2, "sqrt of the number of keys", "number of keys"),
     (swapped_outputs, 1, "swapped outputs", "output first"),
     (k_dot_T, 4, "k.T on a batch", "np.swapaxes(k, -1, -2)"),
-    (no_transpose, 1, "matmul shapes", "without the transpose"),
+    (no_transpose, 1, "k not transposed", "Transpose the keys"),
+    (values_on_the_left, 1, "matmul shapes", "`v @ weights`"),
     (no_max_shift, 6, "no max shift", "overflows"),
     (returns_output_only, 1, None, "must return two things"),
 ]
@@ -529,7 +555,8 @@ def test_masked_attention_mutant(mutant, case_number, mistake, hint_word):
 
 
 def test_every_attention_known_mistake_has_a_mutant():
-    assert {m.name for m in MASKED_ATTENTION_MISTAKES} == {m for _, _, m, _ in ATTENTION_MUTANTS} - {None}
+    """The catalogue's mistakes have theirs in tests/test_mistake_matrix.py too."""
+    assert {m.name for m in MASKED_ATTENTION_MISTAKES} - set(CATALOGUE) <= {m for _, _, m, _ in ATTENTION_MUTANTS}
 
 
 def test_empty_row_case_expects_zeros_and_the_message_shows_nan():
@@ -677,4 +704,4 @@ def test_checkers_refuse_a_non_function_politely():
 def test_mutant_count():
     """The report quotes these counts: keep them in sync with the lists above."""
     counts = (len(CAUSAL_MUTANTS) + 2 + 1, len(PADDING_MUTANTS) + 2, len(ATTENTION_MUTANTS))
-    assert counts == (14, 11, 21)
+    assert counts == (15, 11, 24)

@@ -196,6 +196,10 @@ def project_same_matrix(x, w_q, w_k, w_v):
     return q, q, q
 
 
+def project_k_from_w_q(x, w_q, w_k, w_v):
+    return x @ w_q, x @ w_q, x @ w_v
+
+
 def project_weights_on_left(x, w_q, w_k, w_v):
     return w_q @ x, w_k @ x, w_v @ x
 
@@ -226,6 +230,7 @@ PROJECT_MUTANTS = [
     (project_swaps_q_k, 1, "swapped W_Q and W_K", "swapped"),
     (project_returns_v_k_q, 1, "other order", "order (q, k, v)"),
     (project_same_matrix, 1, "one matrix for all", "its own matrix"),
+    (project_k_from_w_q, 1, "k from w_q", "equals q"),
     (project_weights_on_left, 1, "weights on the left", "X comes first"),
     (project_transposed_weights, 1, "weights on the left", "X comes first"),
     (project_elementwise, 1, "elementwise product", "`@`"),
@@ -305,6 +310,10 @@ def scores_sqrt_of_num_keys(q, k):
     return q @ k.T / np.sqrt(k.shape[0])
 
 
+def scores_sqrt_of_size(q, k):
+    return q @ k.T / np.sqrt(q.size)
+
+
 def scores_k_not_transposed(q, k):
     return q @ k / np.sqrt(q.shape[-1])
 
@@ -334,8 +343,9 @@ SCALED_SCORES_MUTANTS = [
     (scores_no_scale, 1, "no scale", "sqrt(d_k)"),
     (scores_divide_by_dk, 1, "divide by d_k", "square root"),
     (scores_times_sqrt, 1, "multiply by sqrt(d_k)", "do not multiply"),
-    (scores_sqrt_of_len, 1, "sqrt of the wrong size", "LAST axis"),
-    (scores_sqrt_of_num_keys, 1, "sqrt of the wrong size", "LAST axis"),
+    (scores_sqrt_of_len, 1, "sqrt of the number of queries", "last axis"),
+    (scores_sqrt_of_num_keys, 1, "sqrt of the number of keys", "last axis"),
+    (scores_sqrt_of_size, 1, "sqrt of every entry of q", "last axis"),
     (scores_k_not_transposed, 1, "k not transposed", "Transpose the keys"),
     (scores_reshape, 1, "reshape instead of transpose", "reshape"),
     (scores_transposed, 1, "transposed scores", "Rows are queries"),
@@ -402,7 +412,7 @@ def self_attention_own_softmax(x, w_q, w_k, w_v):
 def test_self_attention_correct(fn):
     result = check_self_attention(fn)
     assert result.status == "correct", result.text
-    assert result.message == "Correct: all 4 cases passed."
+    assert result.message == "Correct: all 5 cases passed."
 
 
 def test_self_attention_stub_not_attempted():
@@ -526,13 +536,26 @@ def sa_sqrt_of_d_model(x, w_q, w_k, w_v):
     return _attention(q, x @ w_k, x @ w_v, np.sqrt(x.shape[-1]))
 
 
+def sa_sqrt_of_num_keys(x, w_q, w_k, w_v):
+    return _attention(x @ w_q, x @ w_k, x @ w_v, np.sqrt(len(x)))
+
+
+def sa_no_max_shift(x, w_q, w_k, w_v):
+    q, k, v = x @ w_q, x @ w_k, x @ w_v
+    e = np.exp(q @ k.T / np.sqrt(q.shape[-1]))
+    weights = e / e.sum(axis=-1, keepdims=True)
+    return weights @ v, weights
+
+
 SELF_ATTENTION_MUTANTS = [
     (sa_swapped_outputs, 1, "swapped outputs", "output first"),
     (sa_no_scale, 1, "no scale", "sqrt(d_k)"),
     (sa_divide_by_dk, 1, "divide by d_k", "square root"),
     (sa_k_not_transposed, 1, "k not transposed", "Transpose the keys"),
-    (sa_softmax_over_columns, 1, "softmax over columns", "ROW"),
-    (sa_softmax_over_whole_matrix, 1, "softmax over columns", "ROW"),
+    (sa_softmax_over_columns, 1, "softmax over the wrong axis", "each column adds up to 1"),
+    (sa_softmax_over_whole_matrix, 1, "softmax over the whole array", "whole array"),
+    (sa_sqrt_of_num_keys, 2, "sqrt of the number of keys", "number of keys"),
+    (sa_no_max_shift, 5, "no max shift", "overflows"),
     (sa_swapped_k_v, 1, "swapped W_K and W_V", "swapped"),
     (sa_swapped_q_k, 1, "scores transposed (or W_Q and W_K swapped)", "transpose of the right ones"),
     (sa_k_times_q, 1, "scores transposed (or W_Q and W_K swapped)", "transpose of the right ones"),
@@ -543,7 +566,7 @@ SELF_ATTENTION_MUTANTS = [
     (sa_values_on_the_left, 1, "output product order", "row i of the weights"),
     (sa_values_not_projected, 1, "values not projected", "VALUES"),
     (sa_returns_output_only, 1, None, "return output, weights"),
-    (sa_sqrt_of_d_model, 2, None, "Four steps"),
+    (sa_sqrt_of_d_model, 2, "sqrt of d_model", "width of the embeddings"),
 ]
 
 
@@ -594,5 +617,5 @@ def test_np_dot_weights_first_is_recognised_on_the_square_case():
 def test_mutant_count():
     """The report quotes these counts: keep them in sync with the lists above."""
     assert (len(SHAPES_MUTANTS), len(PROJECT_MUTANTS), len(SCALED_SCORES_MUTANTS), len(SELF_ATTENTION_MUTANTS)) == (
-        16, 10, 11, 17,
+        16, 11, 12, 19,
     )

@@ -7,8 +7,21 @@ its transpose), or work for one sequence but not for a batch.
 import numpy as np
 
 import course_utils as cu
+from course_utils.checks._catalogue import catalogued
 from course_utils.checks._framework import Case, KnownMistake, checker, error_message_contains, run_check, variants
-from course_utils.checks._learner_code import MATMUL_ERROR, course_softmax, rounded_normal, shifted_softmax, swapped_outputs
+from course_utils.checks._learner_code import (
+    K_DOT_T_ERROR,
+    MATMUL_ERROR,
+    Q_AT_K_LINE,
+    course_softmax,
+    matmul_error_on_line,
+    naive_softmax,
+    no_softmax,
+    rounded_normal,
+    shifted_softmax,
+    swapped_outputs,
+    whole_softmax,
+)
 from course_utils.lessons.data import TICKET, embed_wide, random_projections
 
 __all__ = [
@@ -83,28 +96,40 @@ def _heads_mask(mask):
 
 def multi_head_variant(x, w_q, w_k, w_v, w_o, num_heads, mask=None, *, split="ok", merge="ok", out="ok",
                        scale="d_head", axis=-1, use_mask=True, mask_at="scores", weights="per head",
-                       softmax=course_softmax, fill=-np.inf, additive=False, head_axis=True):
+                       softmax=course_softmax, fill=-np.inf, additive=False, head_axis=True, invert=False, swap_kv=False):
     """Multi-head attention with one knob per known mistake (also those of 05's capstone); returns (output, weights).
 
     mask_at: "scores" (blocked scores set to ``fill`` before the softmax, or with ``additive`` ``fill`` added
-    to them) or "weights" (the softmax of all scores, then the blocked weights set to 0, not renormalised).
-    head_axis False: the mask meets the scores (..., h, T, T) without a heads axis inserted.
+    to them), "weights" (the softmax of all scores, then the blocked weights set to 0, not renormalised),
+    "renormalise" (then each row divided by its sum: 0 / 0 where nothing is left) or "renormalise safely"
+    (rows summing to 0 stay 0), "multiply" (scores * mask) or "add" (scores + mask). invert: the mask's ~.
+    head_axis False: the mask meets the scores (..., h, T, T) without a heads axis inserted. swap_kv: k from w_v,
+    v from w_k.
     """
     x = np.asarray(x, dtype=float)
     d_model = x.shape[-1]
     h = int(num_heads)
     d = d_model // h
-    q, k, v = (_split(x @ np.asarray(w, dtype=float), h, split) for w in (w_q, w_k, w_v))  # (..., h, T, d)
+    projections = (w_q, w_v, w_k) if swap_kv else (w_q, w_k, w_v)
+    q, k, v = (_split(x @ np.asarray(w, dtype=float), h, split) for w in projections)  # (..., h, T, d)
     divisor = {"d_head": np.sqrt(d), "d_model": np.sqrt(d_model), "none": 1.0, "d_head plain": float(d),
-               "heads": np.sqrt(h)}[scale]
+               "heads": np.sqrt(h), "keys": np.sqrt(x.shape[-2])}[scale]
     scores = q @ np.swapaxes(k, -1, -2) / divisor  # (..., h, T, T)
     blocked = mask is not None and use_mask
     m = (_heads_mask(mask) if head_axis else np.asarray(mask, dtype=bool)) if blocked else None
+    m = ~m if blocked and invert else m
+    if blocked and mask_at in ("multiply", "add"):
+        scores = scores * m if mask_at == "multiply" else scores + m
     if blocked and mask_at == "scores":
         scores = scores + np.where(m, 0.0, fill) if additive else np.where(m, scores, fill)
     w = softmax(scores, axis=axis)  # (..., h, T, T)
-    if blocked and mask_at == "weights":
+    if blocked and mask_at not in ("scores", "multiply", "add"):
         w = np.where(m, w, 0.0)  # (..., h, T, T): rows no longer sum to one
+        total = w.sum(axis=-1, keepdims=True)
+        if mask_at == "renormalise":
+            w = w / total
+        elif mask_at == "renormalise safely":
+            w = np.where(total > 0, w / np.where(total > 0, total, 1.0), 0.0)
     heads = w @ v  # (..., h, T, d)
     w_o = np.asarray(w_o, dtype=float)
     if out == "ok":
@@ -164,23 +189,8 @@ def _split_error_hint(got, args):
 
 
 SPLIT_HEADS_MISTAKES = (
-    KnownMistake(
-        "reshape without transpose",
-        "Reshaping (T, d_model) straight to (num_heads, T, d_head) gives the right shape but the wrong "
-        "numbers: a reshape refills the array in reading order, so 'head 0' gets the first rows' "
-        "columns, not columns 0:d_head of every row. Reshape to (T, num_heads, d_head) first (each row "
-        "cut into num_heads blocks), then swap the first two axes: "
-        "`np.swapaxes(x.reshape(T, num_heads, d_head), -3, -2)`.",
-        reproduce=lambda x, h: _split(x, h, "no transpose"),
-    ),
-    KnownMistake(
-        "interleaved columns",
-        "Head 0 must get the *contiguous* columns 0:d_head, head 1 the next d_head, and so on. Yours "
-        "takes every num_heads-th column (columns i, i + num_heads, ...): the reshape is (T, d_head, "
-        "num_heads) instead of (T, num_heads, d_head). In a reshape the last axis varies fastest, so "
-        "d_head must be last: `x.reshape(T, num_heads, d_head)`, then swap axes -3 and -2.",
-        reproduce=lambda x, h: _split(x, h, "interleave"),
-    ),
+    catalogued("split without the transpose", reproduce=lambda x, h: _split(x, h, "no transpose")),
+    catalogued("interleaved columns", reproduce=lambda x, h: _split(x, h, "interleave")),
     KnownMistake(
         "forgot the transpose",
         "After `x.reshape(T, num_heads, d_head)` the axes are (T, num_heads, d_head): the right numbers, "
@@ -198,6 +208,8 @@ SPLIT_HEADS_MISTAKES = (
                    # written for 2-D input (raises on a batch, as the learner's does)
                    lambda x, h: np.asarray(x, float).reshape(x.shape[-2], h, x.shape[-1] // h).T),
     ),
+    catalogued("transpose for a fixed number of axes",
+               error=error_message_contains("axes don't match array", error_type=ValueError)),
     KnownMistake(
         "only for one sequence",
         _split_error_hint,
@@ -275,24 +287,15 @@ def _merge_batch_hint(got, args):
 
 
 MERGE_HEADS_MISTAKES = (
-    KnownMistake(
-        "reshape without transpose",
-        "Reshaping (num_heads, T, d_head) straight to (T, num_heads * d_head) gives the right shape "
-        "but mixes heads and positions: row 0 of your result holds head 0's first rows. "
-        + _MERGE_ORDER_HINT,
-        reproduce=lambda x: _merge(x, "no transpose"),
-    ),
-    KnownMistake(
-        "heads interleaved",
-        "Your columns are interleaved: column j * num_heads + i holds column j of head i, because the "
-        "heads axis ended up *last* before the reshape (e.g. `x.transpose(1, 2, 0)`). The heads must "
-        "come before d_head, so that each head fills a block of d_head neighbouring columns. "
-        + _MERGE_ORDER_HINT,
-        reproduce=(lambda x: _merge(x, "interleave"),
-                   lambda x: np.asarray(x, float).T.reshape(x.shape[-2], -1),
-                   # written for 3-D input (raises on a batch, as the learner's does)
-                   lambda x: np.asarray(x, float).transpose(1, 2, 0).reshape(x.shape[1], -1)),
-    ),
+    catalogued("transpose for a fixed number of axes",
+               error=error_message_contains("axes don't match array", error_type=ValueError)),
+    catalogued("merge without the transpose", reproduce=lambda x: _merge(x, "no transpose")),
+    catalogued("heads interleaved", reproduce=(
+        lambda x: _merge(x, "interleave"),
+        lambda x: np.asarray(x, float).T.reshape(x.shape[-2], -1),
+        # written for 3-D input (raises on a batch, as the learner's does)
+        lambda x: np.asarray(x, float).transpose(1, 2, 0).reshape(x.shape[1], -1),
+    )),
     KnownMistake(
         "summed or averaged the heads",
         "Merging concatenates the heads side by side, it does not add them: the result is d_model = "
@@ -343,6 +346,14 @@ def _mha_case(label, seed, T, d_model, num_heads, mask=None, lead=()):
     return Case(label, (x, *ws, num_heads, mask))
 
 
+#: (x, w_q, w_k) for 2 heads of width 2 whose head 0 scores [[-1018, -1290, 2647], [-984, -1165, 2070],
+#: [815, 543, 815]] (no weight of the causal softmax is 0) and head 1 zeros; 05's capstone uses them too.
+LARGE_SCORES = (
+    np.array([[-3.0, 3.0, 0.0, 0.0], [-2.0, 3.0, 0.0, 0.0], [-3.0, -3.0, 0.0, 0.0]]),
+    np.pad(np.array([[12.0, 4.0], [-12.0, 12.0]]), ((0, 2), (0, 2))),
+    np.pad(np.array([[8.0, 8.0], [12.0, 0.0]]), ((0, 2), (0, 2))),
+)
+
 _MHA_CASES = (
     _mha_case("T=3, d_model=4, 2 heads, no mask", 10, 3, 4, 2),
     _mha_case("T=4, d_model=6, 3 heads, no mask", 20, 4, 6, 3),
@@ -352,6 +363,9 @@ _MHA_CASES = (
               mask=np.array([[[True, True, True, True]], [[True, True, False, False]]]), lead=(2,)),  # lengths 4, 2
     Case("the ticket (T=5, d_model=8) with the notebook's matrices, 4 heads, causal mask",
          (embed_wide(TICKET), *random_projections(), 4, np.tril(np.ones((5, 5), dtype=bool)))),
+    # in head 0 query 0 scores the blocked key 2 about 3700 above its permitted key 0; query 2 scores about 815
+    Case("large scores, causal mask: a blocked later key scores far above the permitted ones, 2 heads",
+         (*(a.copy() for a in LARGE_SCORES), np.eye(4), np.eye(4), 2, np.tril(np.ones((3, 3), dtype=bool)))),
 )
 
 
@@ -370,53 +384,32 @@ _W_O_PER_HEAD_HINT = (
 
 MULTI_HEAD_ATTENTION_MISTAKES = (
     swapped_outputs(multi_head_variant),
-    KnownMistake(
-        "no output projection",
-        "You return the concatenated heads: the output projection is missing. After merging the heads, "
-        "multiply by W_O: `output = merge_heads(heads) @ w_o`. W_O is what lets the heads' results "
-        "mix: without it, output column c only ever comes from the one head that owns column c.",
-        reproduce=_bug(out="none"),
-    ),
+    catalogued("no output projection", reproduce=_bug(out="none")),
+    catalogued("swapped W_K and W_V", reproduce=_bug(swap_kv=True)),
     KnownMistake(
         "W_O per head",
         _W_O_PER_HEAD_HINT,
         reproduce=(_bug(out="block diagonal") + _bug(out="averaged") + _bug(out="first rows")
                    + _bug(out="concatenated")),
     ),
+    catalogued("sqrt of d_model", reproduce=_bug(scale="d_model")),
+    catalogued("no scale", reproduce=_bug(scale="none")),
+    catalogued("divide by d_k", reproduce=_bug(scale="d_head plain")),
+    catalogued("sqrt of the number of keys", reproduce=_bug(scale="keys")),
     KnownMistake(
-        "scaled by sqrt(d_model)",
-        "Each head compares queries and keys of width d_head = d_model // num_heads, so its scores are "
-        "divided by sqrt(d_head), not sqrt(d_model): take the width *after* the split, "
-        "`q.shape[-1]` of the (..., num_heads, T, d_head) queries.",
-        reproduce=_bug(scale="d_model"),
+        "scaled by sqrt(num_heads)",
+        "Your scores are divided by the square root of the number of heads. Scale each head's scores by "
+        "1 / sqrt(d_head), the width of its queries and keys: d_head = d_model // num_heads, `q.shape[-1]` "
+        "after the split.",
+        reproduce=_bug(scale="heads"),
     ),
-    KnownMistake(
-        "other scale",
-        "Scale each head's scores by 1 / sqrt(d_head), d_head = d_model // num_heads (not d_head itself, "
-        "not the number of heads, and not left out).",
-        reproduce=_bug(scale="none") + _bug(scale="d_head plain") + _bug(scale="heads"),
-    ),
-    KnownMistake(
-        "softmax over the wrong axis",
-        "Softmax runs over the keys of each query: the *last* axis, `axis=-1`. With the heads in front, "
-        "the scores are (..., num_heads, T_q, T_k): axis 0 or 1 (or -3) normalises across heads or "
-        "batch, and -2 across queries, so the rows of a head no longer sum to one.",
-        reproduce=_bug(axis=-2) + _bug(axis=-3) + _bug(axis=0),
-    ),
-    KnownMistake(
-        "heads merged in the wrong order",
-        "Your heads are merged in the wrong order: the concatenation is scrambled before W_O. "
-        + _MERGE_ORDER_HINT,
-        reproduce=_bug(merge="no transpose") + _bug(merge="interleave"),
-    ),
-    KnownMistake(
-        "split without transpose",
-        "Your split gives each head the wrong numbers: reshaping (..., T, d_model) straight to "
-        "(..., num_heads, T, d_head), or to (..., T, d_head, num_heads), keeps the shape and scrambles "
-        "the columns. Reshape to (..., T, num_heads, d_head), then `np.swapaxes(..., -3, -2)`: head h "
-        "then gets columns h * d_head:(h + 1) * d_head of Q, K and V, for every position.",
-        reproduce=_bug(split="no transpose") + _bug(split="interleave"),
-    ),
+    catalogued("no max shift", reproduce=_bug(softmax=naive_softmax)),
+    catalogued("softmax over the wrong axis", reproduce=_bug(axis=-2) + _bug(axis=-3) + _bug(axis=0)),
+    catalogued("softmax over the whole array", reproduce=_bug(softmax=whole_softmax)),
+    catalogued("merge without the transpose", reproduce=_bug(merge="no transpose")),
+    catalogued("heads interleaved", reproduce=_bug(merge="interleave")),
+    catalogued("split without the transpose", reproduce=_bug(split="no transpose")),
+    catalogued("interleaved columns", reproduce=_bug(split="interleave")),
     KnownMistake(
         "split and merge without transpose",
         "Your split and your merge are each a single reshape: (..., T, d_model) straight to (..., "
@@ -428,23 +421,12 @@ MULTI_HEAD_ATTENTION_MISTAKES = (
         "back first, then reshape to (..., T, d_model).",
         reproduce=_bug(split="no transpose", merge="no transpose"),
     ),
-    KnownMistake(
-        "mask ignored",
-        "The mask has no effect in your function: every head must use it. Set the blocked scores of "
-        "every head to -inf before the softmax: `np.where(mask[..., None, :, :], scores, -np.inf)` "
-        "(the inserted axis lines the mask up with the heads axis of the scores (..., num_heads, T, T)).",
-        reproduce=_bug(use_mask=False),
-    ),
-    KnownMistake(
-        "mask after the softmax",
-        "You apply the mask to the weights *after* the softmax (the blocked weights set to 0). The "
-        "softmax had already shared each row's weight among all keys, blocked ones included, so the "
-        "permitted weights come out too small, a head's rows no longer sum to one, and the blocked "
-        "scores still shape the permitted weights through the normaliser. Mask each head's *scores* "
-        "before the softmax instead: blocked scores become -inf (the mask needs a heads axis to line "
-        "up with them), and the softmax then shares the whole weight among the permitted keys.",
-        reproduce=_bug(mask_at="weights"),
-    ),
+    catalogued("mask ignored", reproduce=_bug(use_mask=False)),
+    catalogued("mask after the softmax", reproduce=_bug(mask_at="weights")),
+    catalogued("inverted mask", reproduce=_bug(invert=True)),
+    catalogued("mask multiplied into the scores", reproduce=_bug(mask_at="multiply")),
+    catalogued("boolean mask added to the scores", reproduce=_bug(mask_at="add")),
+    catalogued("zero then renormalise", reproduce=_bug(mask_at="renormalise") + _bug(mask_at="renormalise safely")),
     KnownMistake(
         "mask without a heads axis",
         lambda got, args: (
@@ -456,13 +438,11 @@ MULTI_HEAD_ATTENTION_MISTAKES = (
         error=error_message_contains("could not be broadcast", "does not broadcast to the scores shape",
                                      error_type=ValueError),
     ),
-    KnownMistake(
-        "weights averaged over heads",
-        "Return every head's weights, shape (..., num_heads, T, T), not their average (..., T, T): "
-        "heads differ, and their average hides it. (PyTorch's nn.MultiheadAttention averages unless "
-        "you pass average_attn_weights=False.)",
-        reproduce=_bug(weights="mean"),
-    ),
+    catalogued("weights averaged over heads", reproduce=_bug(weights="mean")),
+    catalogued("no softmax", reproduce=_bug(softmax=no_softmax)),
+    # q @ k and q @ k.T raise alike on the heads (both pair T with d_head): the learner's line tells them apart
+    catalogued("k.T on a batch", error=K_DOT_T_ERROR),
+    catalogued("k not transposed", error=matmul_error_on_line(Q_AT_K_LINE)),
     KnownMistake(
         "product refuses the shapes",
         "A matrix product refused its shapes (the 'where' line shows which). Usual causes: the rows of "
@@ -471,14 +451,8 @@ MULTI_HEAD_ATTENTION_MISTAKES = (
         "applied to one head's d_head columns (it multiplies the merged (T, d_model) heads).",
         error=MATMUL_ERROR,
     ),
-    KnownMistake(
-        "transpose written for one sequence",
-        "`k.transpose(0, 2, 1)` (or any transpose listing every axis) fits 3-D arrays (num_heads, T, d_head) "
-        "only; with a batch the heads arrays are 4-D, (B, num_heads, T, d_head). Count from the end: "
-        "`np.swapaxes(k, -1, -2)` swaps the last two axes whatever comes before them (the same for the "
-        "split and the merge: `np.swapaxes(x, -3, -2)`).",
-        error=error_message_contains("axes don't match array", error_type=ValueError),
-    ),
+    catalogued("transpose for a fixed number of axes",
+               error=error_message_contains("axes don't match array", error_type=ValueError)),
 )
 
 _MHA_HINTS = {

@@ -11,6 +11,7 @@ import numpy as np
 
 import course_utils as cu
 from course_utils import content
+from course_utils.checks._catalogue import catalogued
 from course_utils.checks._choice_answers import ChoiceAnswers
 from course_utils.checks._framework import (
     Case,
@@ -22,11 +23,15 @@ from course_utils.checks._framework import (
 )
 from course_utils.checks._learner_code import (
     BROADCAST_ERROR,
+    Q_AT_K_LINE,
     course_softmax,
+    matmul_error_on_line,
     naive_softmax,
     naive_softmax_empty_rows_zero,
+    no_softmax,
     shifted_softmax,
     swapped_outputs,
+    whole_softmax,
 )
 from course_utils.checks._mask_answers import MaskComparison
 from course_utils.lessons.data import TICKET, TICKETS
@@ -67,27 +72,10 @@ CAUSAL_MASK_MISTAKES = (
         _INVERTED_HINT + " For a causal mask: `np.tril(np.ones((T, T), dtype=bool))`.",
         reproduce=lambda T: ~_tril(T),
     ),
-    KnownMistake(
-        "future instead of past",
-        "Your mask lets each token see itself and the tokens *after* it (the upper triangle, what "
-        "`np.triu` keeps). A causal mask hides the later tokens: row i (query i) is True for keys "
-        "0..i, the lower triangle: `np.tril`, not `np.triu`.",
-        reproduce=lambda T: _tril(T).T,
-    ),
-    KnownMistake(
-        "sees the next token",
-        "Off by one: query i may also attend to key i+1, so every token sees the next one (the "
-        "first diagonal above the main one is True). Use `np.tril(..., k=0)` (the default), not "
-        "`k=1`: row i must be True for keys 0..i only.",
-        reproduce=lambda T: _tril(T, 1),
-    ),
-    KnownMistake(
-        "cannot see itself",
-        "Off by one: the diagonal is False, so no token may attend to itself, and the first token "
-        "has no permitted key at all (its softmax row is empty: NaN, or zeros). A causal mask keeps "
-        "the diagonal: `np.tril(..., k=0)` (the default), not `k=-1`.",
-        reproduce=lambda T: _tril(T, -1),
-    ),
+    catalogued("future instead of past", reproduce=lambda T: _tril(T).T),
+    catalogued("sees the next token", reproduce=lambda T: _tril(T, 1)),
+    catalogued("cannot see itself", reproduce=lambda T: _tril(T, -1)),
+    catalogued("each token sees only itself", reproduce=lambda T: np.eye(T, dtype=bool)),
     KnownMistake(
         "tril of a number",
         "`np.tril` needs a 2-D array to cut, not the number T: start from a (T, T) array of True, "
@@ -273,7 +261,7 @@ def _attend(q, k, v, mask, *, fill=-np.inf, how="before", softmax=course_softmax
     how: "before" (blocked scores set to ``fill``), "zero" (softmax of all scores, then blocked
     weights set to 0), "renormalise" (zero, then divide by the row sums; "renormalise safely": rows
     summing to 0 stay 0), "multiply" (scores * mask),
-    "add" (scores + mask), "additive" (scores + fill * ~mask).
+    "add" (scores + mask), "additive" (scores + fill * ~mask), "ignore" (no mask at all).
     """
     q, k, v = (np.asarray(a, dtype=float) for a in (q, k, v))
     mask = np.asarray(mask, dtype=bool)
@@ -292,6 +280,7 @@ def _attend(q, k, v, mask, *, fill=-np.inf, how="before", softmax=course_softmax
         "multiply": lambda: softmax(scores * mask, axis=axis),
         "add": lambda: softmax(scores + mask, axis=axis),
         "additive": lambda: softmax(scores + fill * ~mask, axis=axis),
+        "ignore": lambda: softmax(scores, axis=axis),
     }[how]()
     weights = np.broadcast_to(weights, np.broadcast_shapes(weights.shape, scores.shape))
     return weights @ v, weights  # (..., T_q, d_v), (..., T_q, T_k)
@@ -306,102 +295,36 @@ def _variants(**fixed):
         dict(fill=-1e9),                          # a large negative number: uniform weights
         dict(how="additive", fill=-1e9),          # scores - 1e9 at blocked keys
     )
-    if fixed.get("how") in ("zero", "renormalise", "multiply", "add"):
+    if fixed.get("how") in ("zero", "renormalise", "multiply", "add", "ignore"):
         handlings = [h for h in handlings if "fill" not in h]  # fill plays no part there
     return variants(_attend, handlings, **fixed)
 
 
 MASKED_ATTENTION_MISTAKES = (
-    KnownMistake(
-        "zero after softmax",
-        "You zero the blocked weights *after* the softmax. Then each row no longer sums to one "
-        "(the blocked keys took their share of the normaliser with them), and the permitted "
-        "weights still depend on the blocked scores through that normaliser: hidden tokens leak in. "
-        "Mask the *scores* before the softmax: `np.where(mask, scores, -np.inf)`, so the softmax "
-        "normalises over the permitted keys only.",
-        reproduce=(
-            lambda q, k, v, m: _attend(q, k, v, m, how="zero"),
-            lambda q, k, v, m: _attend(q, k, v, m, how="zero", softmax=shifted_softmax),
-        ),
-    ),
-    KnownMistake(
-        "inverted mask",
-        _INVERTED_HINT + " Here: `np.where(mask, scores, -np.inf)` keeps the scores where mask is True.",
-        reproduce=_variants(invert=True) + (
-            lambda q, k, v, m: _attend(q, k, v, m, how="zero", invert=True),
-        ),
-    ),
-    KnownMistake(
-        "empty row gives nan",
-        "Every score in this row is masked: the query has no permitted key. Softmax over a row of "
-        "-inf is undefined: the max is -inf, and -inf - (-inf) is nan (without the max shift, "
-        "exp(-inf) = 0 and 0 / 0 is nan). Handle such rows explicitly, as `course_utils` and "
-        "PyTorch do: zero weights and a zero output. For example `has_key = mask.any(axis=-1, "
-        "keepdims=True)`, softmax the scores with empty rows replaced by 0, then "
-        "`weights = np.where(has_key, weights, 0.0)`.",
-        # (exp / sum without the shift gives the same nan row, but it also overflows on large
-        # scores: that is "no max shift")
-        reproduce=lambda q, k, v, m: _attend(q, k, v, m, softmax=shifted_softmax),
-    ),
-    KnownMistake(
-        "zero then renormalise",
-        "You zero the blocked weights after the softmax and then renormalise. That equals masking "
-        "first in exact arithmetic, but not in floating point, and it fails twice here: a query "
-        "with no permitted key has nothing left to renormalise (0 / 0 = nan), and where a blocked "
-        "key scores far above the permitted ones (about 885 against 1.8 in the large-scores case), "
-        "the softmax over all keys gives the permitted keys weights that underflow to 0 before "
-        "you renormalise. Mask the scores before the softmax, `np.where(mask, scores, -np.inf)`, "
-        "and give a row with no permitted key zero weights (`cu.softmax` does).",
-        reproduce=lambda q, k, v, m: _attend(q, k, v, m, how="renormalise"),
-    ),
-    KnownMistake(
-        "renormalised weights underflow",
-        "Zeroing after the softmax and then renormalising equals masking first in exact arithmetic, "
-        "but not in floating point: here a blocked key scores far above the permitted ones (about "
-        "885 against 1.8), so the softmax over all keys gives the permitted keys weights that "
-        "underflow to 0, and nothing is left to renormalise (0 / 0). Mask the scores before the "
-        "softmax, `np.where(mask, scores, -np.inf)`: then the largest *permitted* score is the one "
-        "subtracted, and nothing underflows.",
-        reproduce=lambda q, k, v, m: _attend(q, k, v, m, how="renormalise safely"),
-    ),
-    KnownMistake(
-        "large negative number in an empty row",
-        "This query has no permitted key, and your weights spread over keys that should stay "
-        "hidden (evenly, or as if there were no mask). That is what masking with a large negative "
-        "number such as -1e9 gives there (every score of the row is then about -1e9), or giving such "
-        "a row equal scores. Elsewhere -1e9 instead of -inf is fine (exp(-1e9) is exactly 0 in "
-        "float64), and the checker accepts it. A row with no permitted key must get zero weights "
-        "and a zero output, as `course_utils` and PyTorch give: `has_key = mask.any(axis=-1, "
-        "keepdims=True)`, then `weights = np.where(has_key, weights, 0.0)`.",
-        reproduce=(
-            lambda q, k, v, m: _attend(q, k, v, m, fill=-1e9),
-            lambda q, k, v, m: _attend(q, k, v, m, how="additive", fill=-1e9),
-        ),
-    ),
-    KnownMistake(
-        "no max shift",
-        "exp of a large score overflows to inf, and inf / inf is nan. Subtract each row's largest "
-        "permitted score before `np.exp` (or call `cu.softmax`, which does it): shifting a row by "
-        "a constant does not change its softmax.",
-        reproduce=(
-            lambda q, k, v, m: _attend(q, k, v, m, softmax=naive_softmax),
-            lambda q, k, v, m: _attend(q, k, v, m, softmax=naive_softmax_empty_rows_zero),  # empty rows handled
-        ),
-    ),
-    KnownMistake(
-        "mask multiplied into the scores",
-        "Setting the blocked scores to 0 (multiplying the scores by the mask, or "
-        "`np.where(mask, scores, 0)`) does not remove them: exp(0) = 1, so the blocked keys still "
-        "get weight. A blocked score must become -inf: `np.where(mask, scores, -np.inf)`.",
-        reproduce=_variants(how="multiply"),
-    ),
-    KnownMistake(
-        "boolean mask added to the scores",
-        "A boolean mask is not added to the scores: True counts as 1, so adding it raises the "
-        "permitted scores by 1 and leaves the blocked ones in play. (Only a *float* mask of 0 and "
-        "-inf is added.) Use `np.where(mask, scores, -np.inf)`.",
-        reproduce=_variants(how="add"),
-    ),
+    catalogued("mask ignored", reproduce=_variants(how="ignore")),
+    catalogued("mask after the softmax", reproduce=(
+        lambda q, k, v, m: _attend(q, k, v, m, how="zero"),
+        lambda q, k, v, m: _attend(q, k, v, m, how="zero", softmax=shifted_softmax),
+    )),
+    catalogued("inverted mask", reproduce=_variants(invert=True) + (
+        lambda q, k, v, m: _attend(q, k, v, m, how="zero", invert=True),
+    )),
+    # (exp / sum without the shift gives the same nan row, but it also overflows on large scores: "no max shift")
+    catalogued("nan in an empty row", reproduce=lambda q, k, v, m: _attend(q, k, v, m, softmax=shifted_softmax)),
+    catalogued("zero then renormalise", reproduce=(
+        lambda q, k, v, m: _attend(q, k, v, m, how="renormalise"),
+        lambda q, k, v, m: _attend(q, k, v, m, how="renormalise safely"),
+    )),
+    catalogued("large negative number in an empty row", reproduce=(
+        lambda q, k, v, m: _attend(q, k, v, m, fill=-1e9),
+        lambda q, k, v, m: _attend(q, k, v, m, how="additive", fill=-1e9),
+    )),
+    catalogued("no max shift", reproduce=(
+        lambda q, k, v, m: _attend(q, k, v, m, softmax=naive_softmax),
+        lambda q, k, v, m: _attend(q, k, v, m, softmax=naive_softmax_empty_rows_zero),  # empty rows handled
+    )),
+    catalogued("mask multiplied into the scores", reproduce=_variants(how="multiply")),
+    catalogued("boolean mask added to the scores", reproduce=_variants(how="add")),
     KnownMistake(
         "scaled by sqrt(d_v)",
         lambda got, args: (
@@ -414,28 +337,19 @@ MASKED_ATTENTION_MISTAKES = (
         ),
         reproduce=_variants(scale="sqrt_d_v"),
     ),
-    KnownMistake(
-        "scale",
-        "Scale the scores by 1 / sqrt(d_k), where d_k = `q.shape[-1]` is the width of a query: "
-        "`scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(d_k)` (not d_k, not the number of keys, "
-        "and not left out).",
-        reproduce=_variants(scale="none") + _variants(scale="d_k") + _variants(scale="sqrt_T"),
-    ),
-    KnownMistake(
-        "softmax over queries",
-        "The softmax runs over the keys of each query row, the last axis (`axis=-1`): each row of "
-        "the weights sums to one (or is all zeros for a query with no permitted key).",
-        reproduce=_variants(axis=-2),
-    ),
+    catalogued("no scale", reproduce=_variants(scale="none")),
+    catalogued("divide by d_k", reproduce=_variants(scale="d_k")),
+    catalogued("sqrt of the number of keys", reproduce=_variants(scale="sqrt_T")),
+    catalogued("softmax over the wrong axis", reproduce=_variants(axis=-2) + _variants(axis=0)),
+    catalogued("softmax over the whole array", reproduce=_variants(softmax=whole_softmax)),
+    catalogued("no softmax", reproduce=_variants(softmax=no_softmax)),
     swapped_outputs(_attend),
-    KnownMistake(
-        "k.T on a batch",
-        "With a batch, q and k are 3-D, (B, T, d_k), and `k.T` reverses *all* axes to (d_k, T, B). "
-        "Swap only the last two: `np.swapaxes(k, -1, -2)` (or `k.transpose(0, 2, 1)` for 3-D "
-        "input), so that `q @ np.swapaxes(k, -1, -2)` has shape (B, T_q, T_k).",
-        # the batch case has B=2, T=3, d_k=4: q (2, 3, 4) @ k.T (4, 3, 2) fails with exactly this
-        error=error_message_contains("(size 3 is different from 4)", error_type=ValueError),
-    ),
+    # the batch case has B=2, T=3, d_k=4: q (2, 3, 4) @ k.T (4, 3, 2) fails with exactly this
+    catalogued("k.T on a batch", error=error_message_contains("(size 3 is different from 4)", error_type=ValueError)),
+    catalogued("transpose for a fixed number of axes",
+               error=error_message_contains("axes don't match array", error_type=ValueError)),
+    # every case makes q @ k raise, as alike as `v @ weights` does: the learner's line tells them apart
+    catalogued("k not transposed", error=matmul_error_on_line(Q_AT_K_LINE)),
     KnownMistake(
         "matmul shapes",
         "Mind the shapes of the two products: the scores are `q @ np.swapaxes(k, -1, -2)`, "

@@ -5,6 +5,7 @@ import numbers
 import numpy as np
 
 import course_utils as cu
+from course_utils.checks._catalogue import catalogued
 from course_utils.checks._compare import Comparison, Problem
 from course_utils.checks._format import describe, field
 from course_utils.checks._framework import (
@@ -14,7 +15,17 @@ from course_utils.checks._framework import (
     error_on_line,
     run_check,
 )
-from course_utils.checks._learner_code import MATMUL_ERROR, rounded_normal, shifted_softmax, small_ints, swapped_outputs
+from course_utils.checks._learner_code import (
+    MATMUL_ERROR,
+    Q_AT_K_LINE,
+    matmul_error_on_line,
+    naive_softmax,
+    rounded_normal,
+    shifted_softmax,
+    small_ints,
+    swapped_outputs,
+    whole_softmax,
+)
 from course_utils.lessons.data import HANDMADE_W_K, HANDMADE_W_Q, HANDMADE_W_V, TICKET, embed
 
 __all__ = [
@@ -30,12 +41,6 @@ def _sqrt_d(q):
     return np.sqrt(q.shape[-1])
 
 
-def _matmul_error_on_line(pattern):
-    """Predicate: a matrix-product shape error raised on a learner's line matching ``pattern`` (see ``error_on_line``)."""
-    return error_on_line(pattern, "matmul", "not aligned", "mismatch in its core dimension", error_type=ValueError)
-
-
-_Q_AT_K_LINE = r"@\s*k\b(?!\s*\.\s*T)|(?:matmul|dot)\(\s*q\w*\s*,\s*k\w*\s*\)"  # q @ k without .T
 # w_q @ x, w_q.T @ x, np.dot(w_q, x), np.matmul(w_q.T, x)
 _W_AT_X_LINE = r"\bw\w*\s*(?:\.\s*T\s*)?@\s*x\b|(?:matmul|dot)\(\s*w\w*\s*(?:\.\s*T\s*)?,\s*x\b"
 
@@ -225,11 +230,7 @@ _SHAPE_ERROR_HINT = (
 )
 
 PROJECT_MISTAKES = (
-    KnownMistake(
-        "swapped W_K and W_V",
-        "K must come from W_K and V from W_V: `k = x @ w_k`, `v = x @ w_v`. Yours are swapped.",
-        reproduce=lambda x, wq, wk, wv: (x @ wq, x @ wv, x @ wk),
-    ),
+    catalogued("swapped W_K and W_V", reproduce=lambda x, wq, wk, wv: (x @ wq, x @ wv, x @ wk)),
     KnownMistake(
         "swapped W_Q and W_K",
         "Q must come from W_Q and K from W_K: `q = x @ w_q`, `k = x @ w_k`. Yours are swapped.",
@@ -247,12 +248,15 @@ PROJECT_MISTAKES = (
     ),
     KnownMistake(
         "one matrix for all",
-        "Each role has its own matrix: q uses w_q, k uses w_k, v uses w_v. The same matrix for "
-        "all three would make queries, keys and values identical.",
-        reproduce=(
-            lambda x, wq, wk, wv: (x @ wq, x @ wq, x @ wq),
-            lambda x, wq, wk, wv: (x @ wq, x @ wq, x @ wv),
-        ),
+        "Your q, k and v are all computed with w_q, so they are identical. Each role has its own "
+        "matrix: q uses w_q, k uses w_k, v uses w_v.",
+        reproduce=lambda x, wq, wk, wv: (x @ wq, x @ wq, x @ wq),
+    ),
+    KnownMistake(
+        "k from w_q",
+        "Your k is computed with w_q, the queries' matrix, so it equals q. The keys have their own "
+        "matrix: `k = x @ w_k`.",
+        reproduce=lambda x, wq, wk, wv: (x @ wq, x @ wq, x @ wv),
     ),
     KnownMistake(
         "weights on the left",
@@ -320,43 +324,29 @@ _SCALED_SCORES_CASES = (
 )
 
 SCALED_SCORES_MISTAKES = (
-    KnownMistake(
-        "no scale",
-        "Divide the dot products by sqrt(d_k): `q @ k.T / np.sqrt(d_k)` with `d_k = q.shape[-1]`. "
-        "Without it the scores grow with the key width (section 6).",
-        reproduce=lambda q, k: q @ k.T,
-    ),
-    KnownMistake(
-        "divide by d_k",
-        "Divide by the square root of d_k, not by d_k itself: `np.sqrt(d_k)`. Dividing by d_k "
-        "shrinks wide-key scores towards 0 and the weights towards an even spread.",
-        reproduce=lambda q, k: q @ k.T / q.shape[-1],
-    ),
+    catalogued("no scale", reproduce=lambda q, k: q @ k.T),
+    catalogued("divide by d_k", reproduce=lambda q, k: q @ k.T / q.shape[-1]),
     KnownMistake(
         "multiply by sqrt(d_k)",
         "Divide by sqrt(d_k), do not multiply: the point is to shrink the scores, which grow like "
         "sqrt(d_k).",
         reproduce=lambda q, k: q @ k.T * _sqrt_d(q),
     ),
+    catalogued("sqrt of the number of keys", reproduce=lambda q, k: q @ k.T / np.sqrt(k.shape[0])),
     KnownMistake(
-        "sqrt of the wrong size",
-        "d_k is the width of each query and key, the LAST axis: `d_k = q.shape[-1]` (or "
-        "`k.shape[1]`). `len(q)` or `q.shape[0]` is the number of queries, and `q.size` the number "
-        "of all its entries, not their width.",
-        reproduce=(
-            lambda q, k: q @ k.T / np.sqrt(q.shape[0]),
-            lambda q, k: q @ k.T / np.sqrt(k.shape[0]),
-            lambda q, k: q @ k.T / np.sqrt(q.size),
-        ),
+        "sqrt of the number of queries",
+        "Your scores are divided by the square root of the number of queries, not of d_k. d_k is the "
+        "width of each query and key, their last axis: `d_k = q.shape[-1]`.",
+        reproduce=lambda q, k: q @ k.T / np.sqrt(q.shape[0]),
     ),
     KnownMistake(
-        "k not transposed",
-        "Transpose the keys: `q @ k.T` is (T_q, d_k) @ (d_k, T_k) -> (T_q, T_k), one dot product "
-        "per (query, key) pair. `q @ k` only runs when the sizes happen to match, and then it "
-        "pairs the wrong numbers.",
-        reproduce=(lambda q, k: q @ k / _sqrt_d(q), lambda q, k: q @ k),
-        error=MATMUL_ERROR,
+        "sqrt of every entry of q",
+        "Your scores are divided by the square root of the number of all entries of q (queries times "
+        "their width), not of d_k. d_k is the width of each query and key, their last axis: "
+        "`d_k = q.shape[-1]`.",
+        reproduce=lambda q, k: q @ k.T / np.sqrt(q.size),
     ),
+    catalogued("k not transposed", reproduce=(lambda q, k: q @ k / _sqrt_d(q), lambda q, k: q @ k), error=MATMUL_ERROR),
     KnownMistake(
         "reshape instead of transpose",
         "`k.reshape(d_k, T_k)` has the right shape but not the right numbers: reshape refills the "
@@ -417,12 +407,12 @@ def check_scaled_scores(scaled_scores):
 
 
 # ================================================================ complete self-attention
-def _attn(q, k, v, *, scale=None, axis=-1, transpose_k=True, no_softmax=False, left=False):
-    """A (possibly buggy) attention: returns (output, weights)."""
+def _attn(q, k, v, *, scale=None, axis=-1, transpose_k=True, no_softmax=False, left=False, softmax=shifted_softmax):
+    """A (possibly buggy) attention: returns (output, weights). scale: d_k -> the divisor (None: sqrt(d_k))."""
     d_k = q.shape[-1]
     scores = q @ (k.T if transpose_k else k)
     scores = scores / (np.sqrt(d_k) if scale is None else scale(d_k))
-    weights = scores if no_softmax else shifted_softmax(scores, axis=axis)
+    weights = scores if no_softmax else softmax(scores, axis=axis)
     output = weights.T @ v if left else weights @ v
     return output, weights
 
@@ -430,6 +420,11 @@ def _attn(q, k, v, *, scale=None, axis=-1, transpose_k=True, no_softmax=False, l
 def _sa(**bug):
     """A self-attention with a bug in the attention step: (x, w_q, w_k, w_v) -> (output, weights)."""
     return lambda x, wq, wk, wv: _attn(x @ wq, x @ wk, x @ wv, **bug)
+
+
+def _sa_scaled(divisor):
+    """A self-attention whose scores are divided by ``divisor(x)`` (a size of the input, not sqrt(d_k))."""
+    return lambda x, wq, wk, wv: _attn(x @ wq, x @ wk, x @ wv, scale=lambda d: divisor(x))
 
 
 def _sa_proj(project):
@@ -443,39 +438,21 @@ _SELF_ATTENTION_CASES = (
          (embed(TICKET), HANDMADE_W_Q.copy(), HANDMADE_W_K.copy(), HANDMADE_W_V.copy())),
     _project_case("3 tokens, d_model=4, d_k=8, d_v=5", 70, 3, 4, 8, 5),
     _project_case("7 tokens, d_model=6, d_k=16, d_v=3", 80, 7, 6, 16, 3),
+    Case("large scores: the first case with x 30 times larger", (30 * _SQUARE_CASE.args[0], *_SQUARE_CASE.args[1:])),
 )
 
 SELF_ATTENTION_MISTAKES = (
     swapped_outputs(_sa()),
-    KnownMistake(
-        "no scale",
-        SCALED_SCORES_MISTAKES[0].hint,
-        reproduce=_sa(scale=lambda d: 1.0),
-    ),
-    KnownMistake(
-        "divide by d_k",
-        SCALED_SCORES_MISTAKES[1].hint,
-        reproduce=_sa(scale=lambda d: d),
-    ),
-    KnownMistake(
-        "k not transposed",
-        next(m.hint for m in SCALED_SCORES_MISTAKES if m.name == "k not transposed"),
-        reproduce=(_sa(transpose_k=False), _sa(transpose_k=False, scale=lambda d: 1.0)),
-        error=_matmul_error_on_line(_Q_AT_K_LINE),
-    ),
-    KnownMistake(
-        "softmax over columns",
-        "Softmax runs over the keys of each query, i.e. along each ROW of the scores: "
-        "`softmax(scores, axis=-1)`, so that each query's weights add up to 1. Yours do not: along "
-        "axis 0 (columns) each key's weights add up to 1 instead, and over the whole matrix at once "
-        "(one max, one sum) only all the weights together do.",
-        reproduce=(_sa(axis=0), _sa(axis=None)),
-    ),
-    KnownMistake(
-        "swapped W_K and W_V",
-        PROJECT_MISTAKES[0].hint,
-        reproduce=_sa_proj(lambda x, wq, wk, wv: (x @ wq, x @ wv, x @ wk)),
-    ),
+    catalogued("no scale", reproduce=_sa(scale=lambda d: 1.0)),
+    catalogued("divide by d_k", reproduce=_sa(scale=lambda d: d)),
+    catalogued("sqrt of d_model", reproduce=_sa_scaled(lambda x: np.sqrt(x.shape[-1]))),
+    catalogued("sqrt of the number of keys", reproduce=_sa_scaled(lambda x: np.sqrt(x.shape[-2]))),
+    catalogued("no max shift", reproduce=_sa(softmax=naive_softmax)),
+    catalogued("k not transposed", reproduce=(_sa(transpose_k=False), _sa(transpose_k=False, scale=lambda d: 1.0)),
+               error=matmul_error_on_line(Q_AT_K_LINE)),
+    catalogued("softmax over the wrong axis", reproduce=_sa(axis=0)),
+    catalogued("softmax over the whole array", reproduce=_sa(softmax=whole_softmax)),
+    catalogued("swapped W_K and W_V", reproduce=_sa_proj(lambda x, wq, wk, wv: (x @ wq, x @ wv, x @ wk))),
     KnownMistake(
         "scores transposed (or W_Q and W_K swapped)",
         "Your weights are the transpose of the right ones: queries are rows, keys are columns. "
@@ -490,14 +467,9 @@ SELF_ATTENTION_MISTAKES = (
             _sa_proj(lambda x, wq, wk, wv: (wq @ x, wk @ x, wv @ x)),
             _sa_proj(lambda x, wq, wk, wv: (x @ wq.T, x @ wk.T, x @ wv.T)),
         ),
-        error=_matmul_error_on_line(_W_AT_X_LINE),
+        error=matmul_error_on_line(_W_AT_X_LINE),
     ),
-    KnownMistake(
-        "no softmax",
-        "Turn the scores into weights with softmax over each row before mixing the values: "
-        "`weights = softmax(scores)`, then `output = weights @ v`.",
-        reproduce=_sa(no_softmax=True),
-    ),
+    catalogued("no softmax", reproduce=_sa(no_softmax=True)),
     KnownMistake(
         "output product order",
         "`output = weights @ v` is (T, T) @ (T, d_v) -> (T, d_v): row i of the output mixes the "
@@ -507,7 +479,7 @@ SELF_ATTENTION_MISTAKES = (
             _sa(left=True),
             lambda x, wq, wk, wv: (x @ wv @ _attn(x @ wq, x @ wk, x @ wv)[1], _attn(x @ wq, x @ wk, x @ wv)[1]),
         ),
-        error=_matmul_error_on_line(r"\bv\w*\s*@\s*\w*weights|\bv\w*\s*@\s*\w*attn"),
+        error=matmul_error_on_line(r"\bv\w*\s*@\s*\w*weights|\bv\w*\s*@\s*\w*attn"),
     ),
     KnownMistake(
         "values not projected",

@@ -10,16 +10,27 @@ import numpy as np
 
 import course_utils as cu
 from course_utils import content
+from course_utils.checks._catalogue import catalogued
 from course_utils.checks._choice_answers import ChoiceAnswers
 from course_utils.checks._framework import (
     Case,
     KnownMistake,
     checker,
+    error_message_contains,
     run_check,
     variants,
 )
-from course_utils.checks._learner_code import BROADCAST_ERROR, MATMUL_ERROR, SOFTMAXES, course_softmax, swapped_outputs
-from course_utils.checks.heads import multi_head_variant
+from course_utils.checks._learner_code import (
+    BROADCAST_ERROR,
+    K_DOT_T_ERROR,
+    MATMUL_ERROR,
+    Q_AT_K_LINE,
+    SOFTMAXES,
+    course_softmax,
+    matmul_error_on_line,
+    swapped_outputs,
+)
+from course_utils.checks.heads import LARGE_SCORES, multi_head_variant
 from course_utils.lessons.data import (
     ARTICLE_SCORES,
     ARTICLE_VALUES,
@@ -329,15 +340,7 @@ REMOVAL_EFFECTS_MISTAKES = (
         "square root of the sum of squares), not the sum or the largest of the absolute differences.",
         reproduce=(lambda s, v: np.abs(_diffs(s, v)).sum(axis=-1), lambda s, v: np.abs(_diffs(s, v)).max(axis=-1)),
     ),
-    KnownMistake(
-        "large negative number in an empty row",
-        "With a single key, removing it leaves no permitted key: the output becomes zero (the "
-        "convention of `course_utils` and PyTorch), so the effect is the length of the output. "
-        "Masking with a large negative number such as -1e9 instead of -inf gives that lone key "
-        "weight 1 again, and the effect 0. Use -np.inf and a softmax that returns zeros for a row "
-        "with nothing left (`cu.softmax` does).",
-        reproduce=lambda s, v: _effects(s, v, fill=-1e9),
-    ),
+    catalogued("large negative number in an empty row", reproduce=lambda s, v: _effects(s, v, fill=-1e9)),
     KnownMistake(
         "score set to 0",
         "Setting the removed key's *score* to 0 does not remove it: exp(0) = 1, so it still gets "
@@ -345,23 +348,9 @@ REMOVAL_EFFECTS_MISTAKES = (
         "`np.where(np.arange(T) == j, -np.inf, scores)`, so that its weight is exactly 0.",
         reproduce=lambda s, v: _effects(s, v, fill=0.0),
     ),
-    KnownMistake(
-        "nan when nothing is left",
-        "With a single key, removing it leaves no permitted key, and your effect is nan there. The "
-        "output without any key must be all zeros (the convention of `course_utils` and PyTorch), so "
-        "the effect is the length of the output. Two usual ways to get nan instead: a plain softmax "
-        "of a row of -inf (-inf - (-inf) is nan, and so is 0 / 0 without the shift), or a closed form "
-        "that divides by 1 - weight (0 / 0 when the weight is 1). Treat a key that is the only one "
-        "left on its own; `cu.softmax` returns zeros for an all -inf row.",
-        reproduce=lambda s, v: _effects(s, v, softmax="shifted"),
-    ),
-    KnownMistake(
-        "no max shift",
-        "exp of a large score overflows to inf, and inf / inf is nan. Subtract the largest score "
-        "before `np.exp`, or use `cu.softmax`, which does.",
-        reproduce=(lambda s, v: _effects(s, v, softmax="naive"),
-                   lambda s, v: _effects(s, v, softmax="naive, empty rows handled")),
-    ),
+    catalogued("nan in an empty row", reproduce=lambda s, v: _effects(s, v, softmax="shifted")),
+    catalogued("no max shift", reproduce=(lambda s, v: _effects(s, v, softmax="naive"),
+                                          lambda s, v: _effects(s, v, softmax="naive, empty rows handled"))),
 )
 
 _REMOVAL_HINTS = {
@@ -390,7 +379,7 @@ def _reference_capstone(x, lengths, w_q, w_k, w_v, w_o, num_heads):
 
 
 def _layer(x, lengths, w_q, w_k, w_v, w_o, num_heads, *, masks="both", combine="and", pad_axis="keys",
-           invert=False, diagonal=0, split=True, softmax="course", **attention):
+           invert=False, diagonal=0, causal="tril", heads=True, softmax="course", **attention):
     """The capstone layer with one knob per mistake (the buggy versions the checker recognises): the mask it
     builds from ``lengths``, then notebook 04's ``multi_head_variant`` with the ``attention`` knobs (e.g.
     ``mask_at="weights"``: an unmasked softmax, then the blocked weights set to 0; renormalising each row after
@@ -399,7 +388,8 @@ def _layer(x, lengths, w_q, w_k, w_v, w_o, num_heads, *, masks="both", combine="
     x = np.asarray(x, dtype=float)
     B, T, _ = x.shape
     positions = np.arange(T)
-    causal = positions[None, :] <= positions[:, None] + diagonal  # (T, T); diagonal 1: sees the next token
+    lower = positions[None, :] <= positions[:, None] + diagonal  # (T, T); diagonal 1: sees the next token
+    causal = {"tril": lower, "triu": lower.T, "eye": np.eye(T, dtype=bool)}[causal]
     real = positions[None, :] < np.asarray(lengths)[:, None]  # (B, T)
     pad = real[:, None, :] if pad_axis == "keys" else real[:, :, None]  # (B, 1, T) or (B, T, 1)
     if masks == "causal":
@@ -410,16 +400,10 @@ def _layer(x, lengths, w_q, w_k, w_v, w_o, num_heads, *, masks="both", combine="
         mask = (causal & pad) if combine == "and" else (causal | pad)  # (B, T, T)
     if invert:
         mask = ~mask
-    output, weights = multi_head_variant(x, w_q, w_k, w_v, w_o, num_heads if split else 1, mask,
+    mask = None if masks == "none" else mask
+    output, weights = multi_head_variant(x, w_q, w_k, w_v, w_o, num_heads if heads else 1, mask,
                                          softmax=SOFTMAXES[softmax], **attention)  # weights (B, h, T, T)
-    return output, weights if split else weights[:, 0]  # one head: (B, T, T)
-
-
-def _off_by(got, args):
-    """+1 if the learner's weights put weight just above the diagonal (a token sees the next one),
-    else -1 (the diagonal is blocked)."""
-    weights = np.asarray(got[1], dtype=float)
-    return 1 if np.triu(weights, 1).any() else -1
+    return output, weights if heads else weights[:, 0]  # one head: (B, T, T)
 
 
 def _names_scores_shape(exc, args):
@@ -456,36 +440,23 @@ def _capstone_cases():
              (*_inputs(53, 4, 6, 4, tickets_lengths, x=tickets_x), 2)),
         Case("three tickets of lengths 5, 0, 2, four heads (d_model = 8)",
              (*_inputs(54, 3, 5, 8, [5, 0, 2]), 4)),
+        # 04's large scores: in head 0 query 0 scores the future key 2 about 3700 above key 0, query 2 about 815
+        Case("large scores: a later key scores far above the permitted ones, two heads (d_model = 4)",
+             (LARGE_SCORES[0][None].copy(), np.array([3]), *(a.copy() for a in LARGE_SCORES[1:]), np.eye(4),
+              np.eye(4), 2)),
     )
 
 
 _CAPSTONE_CASES = _capstone_cases()
 
 CAPSTONE_MISTAKES = (
-    KnownMistake(
-        "no output projection",
-        "Everything matches except the last step: after merging the heads, multiply by the output "
-        "projection, `output = cu.merge_heads(heads) @ w_o` (notebook 04).",
-        reproduce=_variants(out="none"),
-    ),
-    KnownMistake(
-        "nan rows",
-        "Some query rows have no permitted key (here a ticket of length 0: every key is padding). A "
-        "plain softmax turns such a row into nan (-inf - (-inf)), and the nan reaches the output. Give "
-        "such rows zero weights and a zero output, as `course_utils` and PyTorch do: use `cu.softmax` "
-        "(it returns zeros for an all -inf row) or `has_key = mask.any(axis=-1, keepdims=True)` and "
-        "`np.where(has_key, weights, 0.0)`.",
-        reproduce=lambda *a: _layer(*a, softmax="shifted"),
-    ),
-    KnownMistake(
-        "large negative number in an empty row",
-        "Some query rows have no permitted key (a ticket of length 0). Masking with -1e9 instead of "
-        "-inf (replacing the blocked scores, or adding -1e9 to them) spreads such a row's weight over "
-        "keys that should stay hidden. Those rows must get zero "
-        "weights and a zero output: mask with -np.inf and use `cu.softmax` (zeros for an all -inf row), "
-        "or zero them explicitly with `mask.any(axis=-1, keepdims=True)`.",
-        reproduce=(lambda *a: _layer(*a, fill=-1e9), lambda *a: _layer(*a, fill=-1e9, additive=True)),
-    ),
+    catalogued("no output projection", reproduce=_variants(out="none")),
+    catalogued("swapped W_K and W_V", reproduce=_variants(swap_kv=True)),
+    catalogued("nan in an empty row", reproduce=lambda *a: _layer(*a, softmax="shifted")),
+    catalogued("large negative number in an empty row",
+               reproduce=(lambda *a: _layer(*a, fill=-1e9), lambda *a: _layer(*a, fill=-1e9, additive=True))),
+    catalogued("no max shift", reproduce=(lambda *a: _layer(*a, softmax="naive"),
+                                          lambda *a: _layer(*a, softmax="naive, empty rows handled"))),
     KnownMistake(
         "causal only",
         "You use the causal mask only: the padding mask is missing. With right padding the causal mask "
@@ -495,19 +466,10 @@ CAPSTONE_MISTAKES = (
         "`causal[None, :, :] & real_keys[:, None, :]` (B, T, T).",
         reproduce=_variants(masks="causal"),
     ),
-    KnownMistake(
-        "causal mask off by one",
-        lambda got, args: (
-            "Your causal mask is off by one: "
-            + ("query i may also attend to key i+1, so every token sees the next one (`np.tril(..., k=1)`, or "
-               "`<=` where `<` was meant). " if _off_by(got, args) > 0 else
-               "no token may attend to itself (`np.tril(..., k=-1)`, or `<` where `<=` was meant), and the first "
-               "token has no permitted key at all. ")
-            + "Query i may attend to keys 0..i: `np.arange(T)[None, :] <= np.arange(T)[:, None]`, the lower "
-            "triangle with the diagonal (notebook 03)."
-        ),
-        reproduce=_variants(diagonal=1) + _variants(diagonal=-1),
-    ),
+    catalogued("sees the next token", reproduce=_variants(diagonal=1)),
+    catalogued("cannot see itself", reproduce=_variants(diagonal=-1)),
+    catalogued("future instead of past", reproduce=_variants(causal="triu")),
+    catalogued("each token sees only itself", reproduce=_variants(causal="eye")),
     KnownMistake(
         "padding only",
         "You use the padding mask only: the causal mask is missing, so every token sees the tokens "
@@ -528,13 +490,10 @@ CAPSTONE_MISTAKES = (
         "tokens see later real tokens and <pad> keys. A key must pass both masks: `causal & padding`.",
         reproduce=_variants(combine="or"),
     ),
-    KnownMistake(
-        "inverted mask",
-        "Your mask is inverted: True where attention is blocked. This course follows PyTorch's "
-        "`scaled_dot_product_attention`: True = may attend, and `np.where(mask, scores, -np.inf)` keeps "
-        "the scores where the mask is True.",
-        reproduce=_variants(invert=True),
-    ),
+    catalogued("inverted mask", reproduce=_variants(invert=True)),
+    catalogued("mask ignored", reproduce=_variants(masks="none")),
+    catalogued("mask multiplied into the scores", reproduce=_variants(mask_at="multiply")),
+    catalogued("boolean mask added to the scores", reproduce=_variants(mask_at="add")),
     KnownMistake(
         "mask without a head axis",
         # not "your mask is (B, T, T)": `mask[None]`, (1, B, T, T), gives the same result
@@ -545,33 +504,34 @@ CAPSTONE_MISTAKES = (
         reproduce=_variants(head_axis=False),
         error=lambda exc, args: BROADCAST_ERROR(exc) and _names_scores_shape(exc, args),
     ),
-    KnownMistake(
-        "masked after the softmax",
-        "You zero the blocked weights after the softmax. The softmax has then already given the "
-        "blocked keys a share of every row, so the permitted keys' weights no longer add up to one. "
-        "Mask the scores before the softmax: `np.where(mask[:, None], scores, -np.inf)`, then "
-        "`cu.softmax` (notebook 03).",
-        reproduce=lambda *a: _layer(*a, mask_at="weights"),
-    ),
-    KnownMistake(
-        "scale with d_model",
-        "Each head compares queries and keys of width d_head = d_model // num_heads, so its scores are "
-        "divided by `np.sqrt(d_head)`, not `np.sqrt(d_model)`.",
-        reproduce=_variants(scale="d_model"),
-    ),
+    catalogued("mask after the softmax", reproduce=lambda *a: _layer(*a, mask_at="weights")),
+    catalogued("zero then renormalise", reproduce=(lambda *a: _layer(*a, mask_at="renormalise"),
+                                                   lambda *a: _layer(*a, mask_at="renormalise safely"))),
+    catalogued("sqrt of d_model", reproduce=_variants(scale="d_model")),
+    catalogued("no scale", reproduce=_variants(scale="none")),
+    catalogued("divide by d_k", reproduce=_variants(scale="d_head plain")),
+    catalogued("sqrt of the number of keys", reproduce=_variants(scale="keys")),
+    catalogued("softmax over the wrong axis", reproduce=_variants(axis=-2) + _variants(axis=0) + _variants(axis=1)),
+    catalogued("softmax over the whole array", reproduce=_variants(softmax="whole")),
+    # q @ k and q @ k.T raise alike on the heads: the learner's line tells them apart (as in 04)
+    catalogued("k.T on a batch", error=K_DOT_T_ERROR),
+    catalogued("k not transposed", error=matmul_error_on_line(Q_AT_K_LINE)),
+    catalogued("split without the transpose", reproduce=_variants(split="no transpose")),
+    catalogued("interleaved columns", reproduce=_variants(split="interleave")),
+    catalogued("transpose for a fixed number of axes",
+               error=error_message_contains("axes don't match array", error_type=ValueError)),
+    catalogued("merge without the transpose", reproduce=_variants(merge="no transpose")),
+    catalogued("heads interleaved", reproduce=_variants(merge="interleave")),
     KnownMistake(
         "one head",
         "Your weights have no head axis, shape (B, T, T): one attention over all d_model columns. Split the "
         "projections into heads, `cu.split_heads(x @ w_q, num_heads)` (B, h, T, d_head), attend in every "
         "head, then `cu.merge_heads` the head outputs, and return the weights of every head, (B, h, T, T).",
-        reproduce=_variants(split=False),
+        reproduce=_variants(heads=False),
     ),
-    KnownMistake(  # a mistake of its own: told to split, a learner who did split would undo right code
-        "weights averaged over heads",
-        "Your output is right, but your weights are averaged over the heads, shape (B, T, T). Return the "
-        "weights of every head as they are, shape (B, h, T, T), not their mean over the heads.",
-        reproduce=lambda *a: _layer(*a, weights="mean"),
-    ),
+    # a mistake of its own: told to split, a learner who did split would undo right code
+    catalogued("weights averaged over heads", reproduce=lambda *a: _layer(*a, weights="mean")),
+    catalogued("no softmax", reproduce=_variants(softmax="none")),
     swapped_outputs(_layer),
 )
 

@@ -2,6 +2,7 @@
 import numpy as np
 
 import course_utils as cu
+from course_utils.checks._catalogue import catalogued
 from course_utils.checks._compare import Comparison, Problem
 from course_utils.checks._format import describe, field, fmt_value, is_numeric_array_like
 from course_utils.checks._framework import (
@@ -41,8 +42,8 @@ _SOFTMAX_CASES = (
 )
 
 
-def _softmax_wrong_axis_variants():
-    """exp(x - shift) normalised over the whole array or over axis 0, for every usual max shift.
+def _softmax_wrong_axis_variants(whole):
+    """exp(x - shift) normalised over the whole array (``whole``) or over axis 0, for every usual max shift.
 
     (Without a shift, the code fails on the 1-D large scores before reaching a 2-D case.)
     """
@@ -51,35 +52,22 @@ def _softmax_wrong_axis_variants():
         lambda x: np.max(x, axis=-1, keepdims=True),
         lambda x: np.max(x, axis=0, keepdims=True),
     )
-    return tuple(variant for s in shifts for variant in (
-        lambda x, s=s: _exp(x - s(x)) / _exp(x - s(x)).sum(),
-        lambda x, s=s: _exp(x - s(x)) / _exp(x - s(x)).sum(axis=0, keepdims=True),
-    ))
+    if whole:
+        return tuple(lambda x, s=s: _exp(x - s(x)) / _exp(x - s(x)).sum() for s in shifts)
+    return tuple(lambda x, s=s: _exp(x - s(x)) / _exp(x - s(x)).sum(axis=0, keepdims=True) for s in shifts)
 
 
 SOFTMAX_MISTAKES = (
     # Tried in this order; the first whose buggy output equals the learner's gives the hint.
-    # "wrong axis" only differs from softmax on 2-D input, so it goes first: there, a whole-array
+    # The axis mistakes only differ from softmax on 2-D input, so they go first: there, the
     # normalisation is the mistake that shows, whatever else the code does.
-    KnownMistake(
-        "wrong axis",
-        "For a 2-D input, softmax works on each row separately: take the max and the sum along the "
-        "last axis, `axis=-1, keepdims=True`. Your weights are normalised over the wrong axis (or "
-        "over the whole array); each row of the result should add up to 1.",
-        reproduce=_softmax_wrong_axis_variants(),
-    ),
-    KnownMistake(
-        "no max shift",
-        "Subtract each row's largest score before exponentiating: `e = np.exp(x - x.max(axis=-1, "
-        "keepdims=True))`, then `e / e.sum(axis=-1, keepdims=True)`. exp of a large score overflows "
-        "to inf (`np.exp(1000)` is inf) and inf / inf is nan; exp of very negative scores underflows "
-        "to 0 and 0 / 0 is nan. Shifting a row's scores by the same amount does not change its softmax.",
-        reproduce=(
-            lambda x: _row_normalised(_exp(x)),
-            # without the shift, a 1-D habit also sums the whole array: the per-row hint covers both
-            lambda x: _exp(x) / _exp(x).sum(),
-        ),
-    ),
+    catalogued("softmax over the whole array", reproduce=_softmax_wrong_axis_variants(whole=True)),
+    catalogued("softmax over the wrong axis", reproduce=_softmax_wrong_axis_variants(whole=False)),
+    catalogued("no max shift", reproduce=(
+        lambda x: _row_normalised(_exp(x)),
+        # without the shift, a 1-D habit also sums the whole array: the per-row hint covers both
+        lambda x: _exp(x) / _exp(x).sum(),
+    )),
     KnownMistake(
         "min shift",
         "Subtract the max, not the min: `x - x.min()` makes the largest score bigger (here it "
@@ -107,12 +95,14 @@ SOFTMAX_MISTAKES = (
     ),
     KnownMistake(
         "no exp",
-        "Apply exp before normalising: softmax divides `np.exp(x - x.max())` by its sum. Dividing "
-        "the raw scores by their sum breaks on zero or negative scores (0 / 0 is nan, and weights "
-        "can come out negative).",
+        "Apply exp before normalising: softmax divides `np.exp(x - x.max(axis=-1, keepdims=True))` by "
+        "its sum. Dividing the raw scores by their sum breaks on zero or negative scores (0 / 0 is nan, "
+        "and weights can come out negative).",
         reproduce=(
             lambda x: x / x.sum(axis=-1, keepdims=True),
             lambda x: x / x.sum(),
+            lambda x: x / x.sum(axis=0, keepdims=True),  # Python's sum(x): over the rows of a 2-D x
+            lambda x: _row_normalised(x - np.min(x, axis=-1, keepdims=True)),
             lambda x: _row_normalised(x - np.max(x, axis=-1, keepdims=True)),
             lambda x: (x - np.max(x)) / (x - np.max(x)).sum(),
         ),
@@ -190,15 +180,7 @@ ATTENTION_ROW_MISTAKES = (
             _with_softmax(lambda w, s, v: w @ np.arange(1, len(s) + 1)),
         ),
     ),
-    KnownMistake(
-        "no softmax",
-        "Turn the scores into weights with softmax first: the output is `softmax(scores) @ values`, "
-        "not `scores @ values`, and the weights returned are the softmax of the scores.",
-        reproduce=(
-            lambda s, v: (s @ v, s),
-            _with_softmax(lambda w, s, v: s @ v),
-        ),
-    ),
+    catalogued("no softmax", reproduce=(lambda s, v: (s @ v, s), _with_softmax(lambda w, s, v: s @ v))),
     KnownMistake(
         "unweighted sum",
         "Each value vector must be multiplied by its weight before adding them up: `weights @ values`. "
@@ -238,14 +220,10 @@ ATTENTION_ROW_MISTAKES = (
             lambda s, v: (_exp(s - np.max(s)) @ v, _exp(s - np.max(s))),
         ),
     ),
-    KnownMistake(
-        "no max shift",
-        next(m.hint for m in SOFTMAX_MISTAKES if m.name == "no max shift"),
-        reproduce=(
-            lambda s, v: (_exp(s) / _exp(s).sum() @ v, _exp(s) / _exp(s).sum()),
-            lambda s, v: (_exp(s) / _exp(s).sum() @ v, shifted_softmax(s)),
-        ),
-    ),
+    catalogued("no max shift", reproduce=(
+        lambda s, v: (_exp(s) / _exp(s).sum() @ v, _exp(s) / _exp(s).sum()),
+        lambda s, v: (_exp(s) / _exp(s).sum() @ v, shifted_softmax(s)),
+    )),
 )
 
 _ATTENTION_ROW_HINTS = {

@@ -11,6 +11,8 @@ One TOML file per kind of content, in this folder, each with a header that says 
                     (``course_utils.lessons.parsons``)
 ``hint_levels.toml`` each exercise's hints after the first failed check: the idea and the cell that shows it, a step,
                     where to compare with the solved notebook (``course_utils.checks._levels`` reads it)
+``mistakes.toml``   the course-wide catalogue of known mistakes and the steps each exercise performs (``mistakes()``,
+                    ``exercise_steps()``; the checkers build their known mistakes from it)
 
 Every text is read with its line breaks as spaces (``" ".join(text.split())``), so a long text can be wrapped in
 the file as it reads best.
@@ -27,7 +29,8 @@ if sys.version_info >= (3, 11):
 else:  # Python 3.10: tomli, the same parser (pyproject.toml declares it there)
     import tomli as tomllib
 
-__all__ = ["FOLDER", "LANGUAGE", "ContentError", "Notebook", "notebooks", "read", "words"]
+__all__ = ["FOLDER", "LANGUAGE", "ContentError", "Mistake", "Notebook", "exercise_steps", "mistakes", "notebooks", "read",
+           "words"]
 
 #: The folder of the content files (inside the package: a pip install carries them).
 FOLDER = Path(__file__).resolve().parent
@@ -125,3 +128,43 @@ def words(language: str = LANGUAGE) -> dict:
     if missing:
         raise ContentError(f"{where}: no {', '.join(missing)}")
     return table
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """One mistake of the catalogue (``mistakes.toml``): its ``id`` (what a checker names), the ``steps`` it belongs
+    to (a tuple), the learner-facing ``hint`` and a ``description`` for maintainers."""
+
+    id: str
+    steps: tuple
+    hint: str
+    description: str
+
+
+def exercise_steps() -> dict:
+    """{exercise name: tuple of the steps its reference performs} (``mistakes.toml``'s ``[exercises]``)."""
+    return {name: tuple(steps) for name, steps in read("mistakes").get("exercises", {}).items()}
+
+
+def mistakes() -> dict:
+    """{id: Mistake} of the catalogue, in the file's order, each checked.
+
+    Raises
+    ------
+    ContentError
+        An entry with a field the file's header does not name, without a hint or steps, or with a step no exercise
+        performs.
+    """
+    known = {step for steps in exercise_steps().values() for step in steps}
+    found = {}
+    for name, entry in read("mistakes").get("mistake", {}).items():
+        where = f"course_utils/content/mistakes.toml, mistake {name!r}"
+        unknown = sorted(set(entry) - {"steps", "hint", "description"})
+        if unknown:
+            raise ContentError(f"{where}: unknown field(s) {unknown}")
+        if not entry.get("hint") or not entry.get("steps"):
+            raise ContentError(f"{where}: needs a hint and its steps")
+        if not set(entry["steps"]) <= known:
+            raise ContentError(f"{where}: no exercise performs the step(s) {sorted(set(entry['steps']) - known)}")
+        found[name] = Mistake(name, tuple(entry["steps"]), entry["hint"], entry.get("description", ""))
+    return found

@@ -26,7 +26,7 @@ def more_softmax_base_two(x):
     return p / p.sum(axis=-1, keepdims=True)
 
 
-@answer("softmax", expect="wrong axis", note="per-row shift, but divides by the sum of the whole array (2-D rows sum to less than one)")
+@answer("softmax", expect="softmax over the whole array", note="per-row shift, but divides by the sum of the whole array (2-D rows sum to less than one)")
 def more_softmax_row_shift_total_sum(x):
     x = np.asarray(x, dtype=float)
     e = np.exp(x - x.max(axis=-1, keepdims=True))

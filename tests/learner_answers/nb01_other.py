@@ -19,14 +19,14 @@ def softmax_no_shift(x):
     return e / e.sum(axis=-1, keepdims=True)
 
 
-@answer("softmax", kind="variant", expect="wrong axis", note="shifts by the max of the whole array and sums the whole array (2-D wrong)")
+@answer("softmax", kind="variant", expect="softmax over the whole array", note="shifts by the max of the whole array and sums the whole array (2-D wrong)")
 def softmax_whole_array(x):
     x = np.asarray(x, dtype=float)
     exps = np.exp(x - np.max(x))
     return exps / np.sum(exps)
 
 
-@answer("softmax", kind="variant", expect="wrong axis", note="normalises along axis 0 (columns) instead of the last axis")
+@answer("softmax", kind="variant", expect="softmax over the wrong axis", note="normalises along axis 0 (columns) instead of the last axis")
 def softmax_axis_zero(x):
     x = np.asarray(x, dtype=float)
     shifted = x - x.max(axis=0, keepdims=True)

@@ -12,8 +12,8 @@ from learner_answers import answer
 
 
 # ============================================================================ softmax(x)
-# -- wrong axis
-@answer("softmax", kind="variant", expect="wrong axis",
+# -- softmax over the whole array, over the wrong axis
+@answer("softmax", kind="variant", expect="softmax over the whole array",
         note="global max and a sum with keepdims but no axis: normalises the whole 2-D array")
 def var_softmax_whole_array_keepdims(x):
     x = np.asarray(x, dtype=float)
@@ -21,7 +21,7 @@ def var_softmax_whole_array_keepdims(x):
     return exps / exps.sum(keepdims=True)
 
 
-@answer("softmax", kind="variant", expect="wrong axis",
+@answer("softmax", kind="variant", expect="softmax over the wrong axis",
         note="row max shift is right, but the sum runs over axis 0 (columns)")
 def var_softmax_row_shift_column_sum(x):
     x = np.asarray(x, dtype=float)

@@ -160,7 +160,7 @@ def project_wrong_order(x, w_q, w_k, w_v):
     return q, v, k
 
 
-@answer("project", kind="variant", expect="one matrix for all", note="copy-paste bug: k computed with w_q")
+@answer("project", kind="variant", expect="k from w_q", note="copy-paste bug: k computed with w_q")
 def project_copy_paste(x, w_q, w_k, w_v):
     q = x @ w_q
     k = x @ w_q
@@ -245,7 +245,7 @@ def scaled_scores_divide_by_dk(q, k):
     return q @ k.T / d_k
 
 
-@answer("scaled_scores", kind="variant", expect="sqrt of the wrong size", note="takes d_k from the number of queries, len(q)")
+@answer("scaled_scores", kind="variant", expect="sqrt of the number of queries", note="takes d_k from the number of queries, len(q)")
 def scaled_scores_len_q(q, k):
     d_k = len(q)
     return q @ k.T / np.sqrt(d_k)
@@ -272,7 +272,7 @@ def scaled_scores_scale_both(q, k):
     return (q * scale) @ (k * scale).T
 
 
-@answer("scaled_scores", kind="variant", expect="sqrt of the wrong size", note="uses q.size (all entries) as d_k")
+@answer("scaled_scores", kind="variant", expect="sqrt of every entry of q", note="uses q.size (all entries) as d_k")
 def scaled_scores_size(q, k):
     return np.dot(q, k.T) / np.sqrt(q.size)
 
@@ -324,7 +324,7 @@ def scaled_scores_shape_tuple(q, k):
 # Exercise 3 · my_self_attention(x, w_q, w_k, w_v)
 # --------------------------------------------------------------------------------------------
 
-@answer("self_attention", kind="variant", expect="softmax over columns", note="softmax over axis 0 (the queries) instead of each row")
+@answer("self_attention", kind="variant", expect="softmax over the wrong axis", note="softmax over axis 0 (the queries) instead of each row")
 def self_attention_softmax_axis0(x, w_q, w_k, w_v):
     q, k, v = x @ w_q, x @ w_k, x @ w_v
     scores = q @ k.T / np.sqrt(q.shape[-1])
@@ -364,7 +364,7 @@ def self_attention_transposed_weights_in_mix(x, w_q, w_k, w_v):
     return weights.T @ v, weights
 
 
-@answer("self_attention", note="scales by sqrt(d_model) (x's width) instead of sqrt(d_k)")
+@answer("self_attention", expect="sqrt of d_model", note="scales by sqrt(d_model) (x's width) instead of sqrt(d_k)")
 def self_attention_scale_by_dmodel(x, w_q, w_k, w_v):
     d_model = x.shape[-1]
     q, k, v = x @ w_q, x @ w_k, x @ w_v
@@ -372,7 +372,7 @@ def self_attention_scale_by_dmodel(x, w_q, w_k, w_v):
     return weights @ v, weights
 
 
-@answer("self_attention", kind="variant", expect="softmax over columns", note="one softmax over the whole (T, T) matrix")
+@answer("self_attention", kind="variant", expect="softmax over the whole array", note="one softmax over the whole (T, T) matrix")
 def self_attention_global_softmax(x, w_q, w_k, w_v):
     q, k, v = x @ w_q, x @ w_k, x @ w_v
     scores = q @ k.T / np.sqrt(q.shape[-1])

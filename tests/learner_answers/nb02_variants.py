@@ -75,7 +75,7 @@ def var_project_loop_always_w_q(x, w_q, w_k, w_v):
     return out[0], out[1], out[2]
 
 
-@answer("project", kind="variant", expect="one matrix for all",
+@answer("project", kind="variant", expect="k from w_q",
         note="copy-paste slip: k uses w_q too")
 def var_project_copy_paste_k(x, w_q, w_k, w_v):
     q = np.dot(x, w_q)
@@ -154,15 +154,15 @@ def var_scores_divide_by_inverse_sqrt(q, k):
     return np.matmul(q, k.T) / scale
 
 
-# -- sqrt of the wrong size
-@answer("scaled_scores", kind="variant", expect="sqrt of the wrong size",
+# -- sqrt of the number of queries, of the keys
+@answer("scaled_scores", kind="variant", expect="sqrt of the number of queries",
         note="unpacks q.shape the wrong way round: d_k is the number of queries")
 def var_scores_unpack_shape_reversed(q, k):
     d_k, n_queries = q.shape
     return q @ k.T / math.sqrt(d_k)
 
 
-@answer("scaled_scores", kind="variant", expect="sqrt of the wrong size", note="sqrt(len(k)): the number of keys")
+@answer("scaled_scores", kind="variant", expect="sqrt of the number of keys", note="sqrt(len(k)): the number of keys")
 def var_scores_sqrt_len_k(q, k):
     return np.dot(q, k.T) / np.sqrt(len(k))
 
@@ -317,15 +317,15 @@ def var_sa_long_names_no_transpose(x, w_q, w_k, w_v):
     return weights @ values, weights
 
 
-# -- softmax over columns
-@answer("self_attention", kind="variant", expect="softmax over columns", note="cu.softmax(scores, axis=0)")
+# -- softmax over the wrong axis, over the whole array
+@answer("self_attention", kind="variant", expect="softmax over the wrong axis", note="cu.softmax(scores, axis=0)")
 def var_sa_cu_softmax_axis_0(x, w_q, w_k, w_v):
     q, k, v = x @ w_q, x @ w_k, x @ w_v
     weights = cu.softmax(q @ k.T / np.sqrt(q.shape[-1]), axis=0)
     return weights @ v, weights
 
 
-@answer("self_attention", kind="variant", expect="softmax over columns",
+@answer("self_attention", kind="variant", expect="softmax over the whole array",
         note="softmax of the flattened score matrix, reshaped back")
 def var_sa_softmax_of_flattened_scores(x, w_q, w_k, w_v):
     q, k, v = x @ w_q, x @ w_k, x @ w_v
@@ -465,3 +465,27 @@ def var_sa_dot_x_transposed(x, w_q, w_k, w_v):
     v = np.dot(x.T, w_v)
     weights = _row_softmax(np.dot(q, k.T) / np.sqrt(q.shape[1]))
     return np.dot(weights, v), weights
+
+
+# -- sqrt of d_model, sqrt of the number of keys, no max shift (the catalogue's scale and softmax mistakes)
+@answer("self_attention", kind="variant", expect="sqrt of d_model", note="d_k read from x: x.shape[1]")
+def var_sa_scale_by_x_width(x, w_q, w_k, w_v):
+    T, d = x.shape
+    q, k, v = x @ w_q, x @ w_k, x @ w_v
+    weights = cu.softmax(q @ k.T / math.sqrt(d))
+    return weights @ v, weights
+
+
+@answer("self_attention", kind="variant", expect="sqrt of the number of keys", note="scaled by sqrt(len(k))")
+def var_sa_scale_by_len_k(x, w_q, w_k, w_v):
+    q, k, v = x @ w_q, x @ w_k, x @ w_v
+    weights = cu.softmax(np.dot(q, k.T) / np.sqrt(len(k)))
+    return weights @ v, weights
+
+
+@answer("self_attention", kind="variant", expect="no max shift", note="own softmax: exp over the row sum, no shift")
+def var_sa_softmax_without_shift(x, w_q, w_k, w_v):
+    q, k, v = x @ w_q, x @ w_k, x @ w_v
+    e = np.exp(q @ k.T / np.sqrt(k.shape[1]))
+    weights = e / e.sum(axis=1, keepdims=True)
+    return weights @ v, weights

@@ -52,7 +52,7 @@ def more_padding_true_means_pad(lengths, T):
 
 
 # ============================================================================ my_causal_mask(T)
-@answer("causal_mask", note="earlier trial: np.eye: each token sees only itself")
+@answer("causal_mask", expect="each token sees only itself", note="earlier trial: np.eye: each token sees only itself")
 def more_causal_eye(T):
     return np.eye(T, dtype=bool)
 
@@ -96,7 +96,7 @@ def _own_softmax(s):
     return e / e.sum(axis=-1, keepdims=True)
 
 
-@answer("masked_attention", kind="variant", expect="empty row gives nan",
+@answer("masked_attention", kind="variant", expect="nan in an empty row",
         note="earlier trial: np.where(mask, scores, -np.inf) then an own softmax: nan on an empty row")
 def more_masked_where_inf_own_softmax(q, k, v, mask):
     q, k, v, mask = np.asarray(q, float), np.asarray(k, float), np.asarray(v, float), np.asarray(mask)

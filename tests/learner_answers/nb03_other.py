@@ -191,7 +191,7 @@ def _scores(q, k):
     return q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
 
 
-@answer("masked_attention", kind="variant", expect="zero after softmax", note="masks after the softmax: zeroes the blocked weights")
+@answer("masked_attention", kind="variant", expect="mask after the softmax", note="masks after the softmax: zeroes the blocked weights")
 def masked_attention_zero_after(q, k, v, mask):
     q, k, v, mask = np.asarray(q, float), np.asarray(k, float), np.asarray(v, float), np.asarray(mask)
     weights = cu.softmax(_scores(q, k))
@@ -216,7 +216,7 @@ def masked_attention_big_negative(q, k, v, mask):
     return weights @ v, weights
 
 
-@answer("masked_attention", kind="variant", expect="empty row gives nan", note="own softmax with max shift: NaN on rows with no permitted key")
+@answer("masked_attention", kind="variant", expect="nan in an empty row", note="own softmax with max shift: NaN on rows with no permitted key")
 def masked_attention_own_softmax_nan(q, k, v, mask):
     q, k, v, mask = np.asarray(q, float), np.asarray(k, float), np.asarray(v, float), np.asarray(mask)
     scores = np.where(mask, _scores(q, k), -np.inf)
@@ -233,7 +233,7 @@ def masked_attention_where_swapped(q, k, v, mask):
     return weights @ v, weights
 
 
-@answer("masked_attention", kind="variant", expect="scale", note="forgot the 1/sqrt(d_k) scale")
+@answer("masked_attention", kind="variant", expect="no scale", note="forgot the 1/sqrt(d_k) scale")
 def masked_attention_unscaled(q, k, v, mask):
     q, k, v, mask = np.asarray(q, float), np.asarray(k, float), np.asarray(v, float), np.asarray(mask)
     scores = q @ np.swapaxes(k, -1, -2)
@@ -266,7 +266,7 @@ def masked_attention_renormalise(q, k, v, mask):
     return weights @ v, weights
 
 
-@answer("masked_attention", kind="variant", expect="scale", note="scales by sqrt of the number of keys instead of d_k")
+@answer("masked_attention", kind="variant", expect="sqrt of the number of keys", note="scales by sqrt of the number of keys instead of d_k")
 def masked_attention_scale_by_Tk(q, k, v, mask):
     q, k, v, mask = np.asarray(q, float), np.asarray(k, float), np.asarray(v, float), np.asarray(mask)
     T_k = k.shape[-2]
@@ -275,7 +275,7 @@ def masked_attention_scale_by_Tk(q, k, v, mask):
     return weights @ v, weights
 
 
-@answer("masked_attention", kind="variant", expect="softmax over queries", note="softmax over the queries (axis -2)")
+@answer("masked_attention", kind="variant", expect="softmax over the wrong axis", note="softmax over the queries (axis -2)")
 def masked_attention_softmax_axis_minus2(q, k, v, mask):
     q, k, v, mask = np.asarray(q, float), np.asarray(k, float), np.asarray(v, float), np.asarray(mask)
     scores = np.where(mask, _scores(q, k), -np.inf)

@@ -23,6 +23,12 @@ DTYPE_REMARK = "dtype"
 
 # ============================================================================ causal_mask(T)
 # -- inverted
+@answer("causal_mask", kind="variant", expect="each token sees only itself",
+        note="np.identity: the diagonal, as in 05's gallery")
+def var_causal_identity(T):
+    return np.identity(T) == 1
+
+
 @answer("causal_mask", kind="variant", expect="inverted",
         note="loop setting True for the keys after the query (the blocked ones)")
 def var_causal_loop_future_true(T):
@@ -293,7 +299,7 @@ def _softmax_rows(s):
 
 
 # -- zero after softmax
-@answer("masked_attention", kind="variant", expect="zero after softmax",
+@answer("masked_attention", kind="variant", expect="mask after the softmax",
         note="cu.softmax of all scores, then the blocked weights set to 0 by boolean indexing")
 def var_ma_zero_by_indexing(q, k, v, mask):
     q, k, v, mask = _prepare(q, k, v, mask)
@@ -302,7 +308,7 @@ def var_ma_zero_by_indexing(q, k, v, mask):
     return weights @ v, weights
 
 
-@answer("masked_attention", kind="variant", expect="zero after softmax",
+@answer("masked_attention", kind="variant", expect="mask after the softmax",
         note="own softmax with /=, then multiplied by the mask")
 def var_ma_own_softmax_then_mask(q, k, v, mask):
     q, k, v, mask = _prepare(q, k, v, mask)
@@ -341,7 +347,7 @@ def var_ma_penalty_where_true(q, k, v, mask):
 
 
 # -- empty row gives nan
-@answer("masked_attention", kind="variant", expect="empty row gives nan",
+@answer("masked_attention", kind="variant", expect="nan in an empty row",
         note="inner softmax helper with the max shift, no rule for a row with no permitted key")
 def var_ma_inner_softmax_nan_rows(q, k, v, mask):
     q, k, v, mask = _prepare(q, k, v, mask)
@@ -356,7 +362,7 @@ def var_ma_inner_softmax_nan_rows(q, k, v, mask):
     return np.matmul(weights, v), weights
 
 
-@answer("masked_attention", kind="variant", expect="empty row gives nan",
+@answer("masked_attention", kind="variant", expect="nan in an empty row",
         note="einsum products and a hand-written shifted softmax")
 def var_ma_einsum_nan_rows(q, k, v, mask):
     q, k, v, mask = _prepare(q, k, v, mask)
@@ -367,7 +373,7 @@ def var_ma_einsum_nan_rows(q, k, v, mask):
 
 
 # -- renormalised weights underflow
-@answer("masked_attention", kind="variant", expect="renormalised weights underflow",
+@answer("masked_attention", kind="variant", expect="zero then renormalise",
         note="zero after the softmax, renormalise, rows summing to 0 divided by 1 instead")
 def var_ma_renormalise_guarded(q, k, v, mask):
     q, k, v, mask = _prepare(q, k, v, mask)
@@ -377,7 +383,7 @@ def var_ma_renormalise_guarded(q, k, v, mask):
     return weights @ v, weights
 
 
-@answer("masked_attention", kind="variant", expect="renormalised weights underflow",
+@answer("masked_attention", kind="variant", expect="zero then renormalise",
         note="zero after the softmax, renormalise, np.nan_to_num for the 0 / 0 rows")
 def var_ma_renormalise_nan_to_num(q, k, v, mask):
     q, k, v, mask = _prepare(q, k, v, mask)
@@ -463,7 +469,7 @@ def var_ma_np_add_float_mask(q, k, v, mask):
 
 
 # -- scale
-@answer("masked_attention", kind="variant", expect="scale",
+@answer("masked_attention", kind="variant", expect="no scale",
         note="the notebook's solution without the division by sqrt(d_k)")
 def var_ma_notebook_no_scale(q, k, v, mask):
     q, k, v, mask = _prepare(q, k, v, mask)
@@ -475,7 +481,7 @@ def var_ma_notebook_no_scale(q, k, v, mask):
     return weights @ v, weights
 
 
-@answer("masked_attention", kind="variant", expect="scale",
+@answer("masked_attention", kind="variant", expect="sqrt of the number of keys",
         note="divides by sqrt of the number of keys (k.shape[-2]), -1e9 and has_key handling")
 def var_ma_sqrt_num_keys(q, k, v, mask):
     q, k, v, mask = _prepare(q, k, v, mask)
@@ -485,7 +491,7 @@ def var_ma_sqrt_num_keys(q, k, v, mask):
     return weights @ v, weights
 
 
-@answer("masked_attention", kind="variant", expect="scale", note="einsum scores divided by d_k, cu.softmax")
+@answer("masked_attention", kind="variant", expect="divide by d_k", note="einsum scores divided by d_k, cu.softmax")
 def var_ma_einsum_divide_dk(q, k, v, mask):
     q, k, v, mask = _prepare(q, k, v, mask)
     scores = np.einsum("...id,...jd->...ij", q, k) / q.shape[-1]
@@ -506,7 +512,7 @@ def var_ma_scale_from_values(q, k, v, mask):
 
 
 # -- softmax over queries
-@answer("masked_attention", kind="variant", expect="softmax over queries",
+@answer("masked_attention", kind="variant", expect="softmax over the wrong axis",
         note="own softmax with axis=-2 throughout")
 def var_ma_own_softmax_axis_minus_2(q, k, v, mask):
     q, k, v, mask = _prepare(q, k, v, mask)
@@ -516,12 +522,48 @@ def var_ma_own_softmax_axis_minus_2(q, k, v, mask):
     return weights @ v, weights
 
 
-@answer("masked_attention", kind="variant", expect="softmax over queries",
+@answer("masked_attention", kind="variant", expect="softmax over the wrong axis",
         note="cu.softmax of the transposed scores, transposed back")
 def var_ma_softmax_of_transpose(q, k, v, mask):
     q, k, v, mask = _prepare(q, k, v, mask)
     masked = np.where(mask, _scores(q, k), -np.inf)
     weights = np.swapaxes(cu.softmax(np.swapaxes(masked, -1, -2)), -1, -2)
+    return weights @ v, weights
+
+
+# -- transpose for a fixed number of axes
+@answer("masked_attention", kind="variant", expect="transpose for a fixed number of axes",
+        note="k.transpose(0, 2, 1), written for the batch: fails on 2-D input")
+def var_ma_keys_transpose_021(q, k, v, mask):
+    q, k, v, mask = _prepare(q, k, v, mask)
+    weights = cu.softmax(np.where(mask, q @ k.transpose(0, 2, 1) / np.sqrt(q.shape[-1]), -np.inf))
+    return weights @ v, weights
+
+
+# -- mask ignored
+@answer("masked_attention", kind="variant", expect="mask ignored", note="the mask argument never used")
+def var_ma_mask_unused(q, k, v, mask):
+    q, k, v, mask = _prepare(q, k, v, mask)
+    weights = cu.softmax(_scores(q, k))
+    return weights @ v, weights
+
+
+# -- no softmax
+@answer("masked_attention", kind="variant", expect="no softmax", note="the masked scores used as the weights")
+def var_ma_masked_scores_as_weights(q, k, v, mask):
+    q, k, v, mask = _prepare(q, k, v, mask)
+    weights = np.where(mask, _scores(q, k), -np.inf)
+    return weights @ v, weights
+
+
+# -- softmax over the whole array
+@answer("masked_attention", kind="variant", expect="softmax over the whole array",
+        note="own softmax with one max and one sum over the whole array")
+def var_ma_softmax_whole_array(q, k, v, mask):
+    q, k, v, mask = _prepare(q, k, v, mask)
+    scores = np.where(mask, _scores(q, k), -np.inf)
+    e = np.exp(scores - scores.max())
+    weights = e / e.sum()
     return weights @ v, weights
 
 
@@ -574,7 +616,7 @@ def var_ma_matmul_v_weights(q, k, v, mask):
     return np.matmul(v, weights), weights
 
 
-@answer("masked_attention", kind="variant", expect="matmul shapes", note="np.matmul(q, k) without swapping k's axes")
+@answer("masked_attention", kind="variant", expect="k not transposed", note="np.matmul(q, k) without swapping k's axes")
 def var_ma_matmul_q_k(q, k, v, mask):
     q, k, v, mask = _prepare(q, k, v, mask)
     scores = np.matmul(q, k) / np.sqrt(q.shape[-1])

@@ -11,14 +11,7 @@ from learner_answers import answer
 
 #: Answers this module's checkers get wrong today (issue 24), by answer id, with what goes wrong. The
 #: precision test runs them as xfail(strict=True): it fails once a fix lands, and the entry must go.
-KNOWN_GAPS = {
-    "multi_head_attention:more_mha_zero_then_renormalise":
-        "accepted: no case makes the permitted weights underflow (03 rejects it, teaches 'mask first')",
-    "multi_head_attention:more_mha_softmax_no_shift":
-        "accepted: no case has scores large enough to overflow (01 rejects the missing max shift)",
-    "multi_head_attention:more_mha_own_split_0213":
-        "misattributed: told 'transpose written for one sequence' (3-D only) for a 4-D-only transpose given 2-D input",
-}
+KNOWN_GAPS = {}
 
 
 # ============================================================================ my_split_heads(x, num_heads)
@@ -31,7 +24,7 @@ def more_split_2d_only(x, num_heads):
     return x.reshape(T, num_heads, d_head).transpose(1, 0, 2)
 
 
-@answer("split_heads", note="earlier trial: the 4-D-only .transpose(0, 2, 1, 3) of notebook 04's cell")
+@answer("split_heads", expect="transpose for a fixed number of axes", note="earlier trial: the 4-D-only .transpose(0, 2, 1, 3) of notebook 04's cell")
 def more_split_transpose_0213(x, num_heads):
     x = np.asarray(x, dtype=float)
     *lead, T, d_model = x.shape
@@ -61,7 +54,7 @@ def more_split_moveaxis_front(x, num_heads):
 
 
 # ============================================================================ my_merge_heads(x)
-@answer("merge_heads", note="earlier trial: the 4-D-only .transpose(0, 2, 1, 3), given a 3-D input")
+@answer("merge_heads", expect="transpose for a fixed number of axes", note="earlier trial: the 4-D-only .transpose(0, 2, 1, 3), given a 3-D input")
 def more_merge_transpose_0213(x):
     x = np.asarray(x, dtype=float)
     *lead, h, T, d_head = x.shape
@@ -99,7 +92,7 @@ def _split(a, h):
     return cu.split_heads(a, h)
 
 
-@answer("multi_head_attention", note="earlier trial: zeroes masked weights after the softmax, then renormalises "
+@answer("multi_head_attention", expect="zero then renormalise", note="earlier trial: zeroes masked weights after the softmax, then renormalises "
         "(03 teaches 'mask first')")
 def more_mha_zero_then_renormalise(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
     x = np.asarray(x, dtype=float)
@@ -111,7 +104,7 @@ def more_mha_zero_then_renormalise(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
     return cu.merge_heads(weights @ v) @ w_o, weights
 
 
-@answer("multi_head_attention", note="earlier trial: own split with the 4-D-only .transpose(0, 2, 1, 3)")
+@answer("multi_head_attention", expect="transpose for a fixed number of axes", note="earlier trial: own split with the 4-D-only .transpose(0, 2, 1, 3)")
 def more_mha_own_split_0213(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
     x = np.asarray(x, dtype=float)
     *lead, T, d_model = x.shape
@@ -149,7 +142,7 @@ def more_mha_scale_after_softmax(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
     return cu.merge_heads(weights @ v) @ w_o, weights
 
 
-@answer("multi_head_attention", note="own softmax without the max shift")
+@answer("multi_head_attention", expect="no max shift", note="own softmax without the max shift")
 def more_mha_softmax_no_shift(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
     x = np.asarray(x, dtype=float)
     q, k, v = _split(x @ w_q, num_heads), _split(x @ w_k, num_heads), _split(x @ w_v, num_heads)
@@ -161,7 +154,7 @@ def more_mha_softmax_no_shift(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
     return cu.merge_heads(weights @ v) @ w_o, weights
 
 
-@answer("multi_head_attention", expect="product refuses the shapes", note="k.T on the split keys (reverses every axis)")
+@answer("multi_head_attention", expect="k.T on a batch", note="k.T on the split keys (reverses every axis)")
 def more_mha_k_dot_t(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
     x = np.asarray(x, dtype=float)
     q, k, v = _split(x @ w_q, num_heads), _split(x @ w_k, num_heads), _split(x @ w_v, num_heads)

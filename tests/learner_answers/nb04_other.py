@@ -12,7 +12,7 @@ from learner_answers import answer
 # Exercise 1 · my_split_heads(x, num_heads)
 # --------------------------------------------------------------------------------------------
 
-@answer("split_heads", kind="variant", expect="reshape without transpose", note="reshapes straight to (..., h, T, d_head), no swap")
+@answer("split_heads", kind="variant", expect="split without the transpose", note="reshapes straight to (..., h, T, d_head), no swap")
 def split_heads_reshape_only(x, num_heads):
     x = np.asarray(x, dtype=float)
     *lead, T, d_model = x.shape
@@ -112,7 +112,7 @@ def split_heads_hardcoded_dhead(x, num_heads):
 # Exercise 2 · my_merge_heads(x)
 # --------------------------------------------------------------------------------------------
 
-@answer("merge_heads", kind="variant", expect="reshape without transpose", note="reshape without swapping back first")
+@answer("merge_heads", kind="variant", expect="merge without the transpose", note="reshape without swapping back first")
 def merge_heads_reshape_only(x):
     x = np.asarray(x, dtype=float)
     *lead, num_heads, T, d_head = x.shape
@@ -210,7 +210,7 @@ def merge_heads_hardcoded_four_heads(x):
 # Exercise 3 · my_multi_head_attention(x, w_q, w_k, w_v, w_o, num_heads, mask=None)
 # --------------------------------------------------------------------------------------------
 
-@answer("multi_head_attention", kind="variant", expect="scaled by sqrt(d_model)", note="scales by sqrt(d_model) instead of sqrt(d_head)")
+@answer("multi_head_attention", kind="variant", expect="sqrt of d_model", note="scales by sqrt(d_model) instead of sqrt(d_head)")
 def mha_scale_dmodel(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
     x = np.asarray(x, dtype=float)
     q = cu.split_heads(x @ w_q, num_heads)
@@ -275,7 +275,7 @@ def mha_softmax_wrong_axis(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
     return cu.merge_heads(weights @ v) @ w_o, weights
 
 
-@answer("multi_head_attention", kind="variant", expect="transpose written for one sequence", note="k.transpose(0, 2, 1) assumes (h, T, d_head): breaks with a batch")
+@answer("multi_head_attention", kind="variant", expect="transpose for a fixed number of axes", note="k.transpose(0, 2, 1) assumes (h, T, d_head): breaks with a batch")
 def mha_fixed_transpose(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
     x = np.asarray(x, dtype=float)
     q, k, v = (cu.split_heads(x @ w, num_heads) for w in (w_q, w_k, w_v))
@@ -364,7 +364,7 @@ def mha_wo_on_values(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
     return cu.merge_heads(weights @ v), weights
 
 
-@answer("multi_head_attention", kind="variant", expect="other scale", note="scales by sqrt(num_heads) instead of sqrt(d_head)")
+@answer("multi_head_attention", kind="variant", expect="scaled by sqrt(num_heads)", note="scales by sqrt(num_heads) instead of sqrt(d_head)")
 def mha_scale_num_heads(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
     x = np.asarray(x, dtype=float)
     q, k, v = (cu.split_heads(x @ w, num_heads) for w in (w_q, w_k, w_v))
@@ -407,7 +407,7 @@ def mha_dmodel_from_axis1(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
     return cu.merge_heads(weights @ v) @ w_o, weights
 
 
-@answer("multi_head_attention", note="nn.MultiheadAttention convention: -inf where the mask is True")
+@answer("multi_head_attention", kind="variant", expect="inverted mask", note="nn.MultiheadAttention convention: -inf where the mask is True")
 def mha_mask_true_is_blocked(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
     x = np.asarray(x, dtype=float)
     q, k, v = (cu.split_heads(x @ w, num_heads) for w in (w_q, w_k, w_v))

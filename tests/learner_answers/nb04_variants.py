@@ -12,14 +12,14 @@ from learner_answers import answer
 
 # ============================================================================ split_heads(x, num_heads)
 # -- reshape without transpose
-@answer("split_heads", kind="variant", expect="reshape without transpose",
+@answer("split_heads", kind="variant", expect="split without the transpose",
         note="reshape straight to (..., h, T, -1) using x.shape[:-2]")
 def var_split_reshape_minus_one(x, num_heads):
     x = np.asarray(x, dtype=float)
     return x.reshape(*x.shape[:-2], num_heads, x.shape[-2], -1)
 
 
-@answer("split_heads", kind="variant", expect="reshape without transpose",
+@answer("split_heads", kind="variant", expect="split without the transpose",
         note="np.reshape with a shape tuple built from the leading axes")
 def var_split_np_reshape_tuple(x, num_heads):
     x = np.asarray(x, dtype=float)
@@ -95,12 +95,19 @@ def var_split_shape_indices_2d(x, num_heads):
     return x.reshape(T, num_heads, d_head).transpose(1, 0, 2)
 
 
-@answer("split_heads", kind="variant", expect="only for one sequence",
+@answer("split_heads", kind="variant", expect="transpose for a fixed number of axes",
         note="np.transpose(..., (1, 0, 2)) after a reshape that keeps the leading axes")
 def var_split_np_transpose_102(x, num_heads):
     x = np.asarray(x, dtype=float)
     r = x.reshape(*x.shape[:-1], num_heads, -1)
     return np.transpose(r, (1, 0, 2))
+
+
+@answer("split_heads", kind="variant", expect="transpose for a fixed number of axes",
+        note="notebook 04's batch cell: .transpose(0, 2, 1, 3), 4-D only, fails without a batch")
+def var_split_transpose_0213(x, num_heads):
+    *lead, T, d_model = x.shape
+    return x.reshape(*lead, T, num_heads, d_model // num_heads).transpose(0, 2, 1, 3)
 
 
 # -- float d_head
@@ -143,14 +150,14 @@ def var_split_rows_comprehension(x, num_heads):
 
 # ============================================================================ merge_heads(x)
 # -- reshape without transpose
-@answer("merge_heads", kind="variant", expect="reshape without transpose",
+@answer("merge_heads", kind="variant", expect="merge without the transpose",
         note="reshape to (..., T, -1) straight away")
 def var_merge_reshape_minus_one(x):
     x = np.asarray(x, dtype=float)
     return x.reshape(*x.shape[:-3], x.shape[-2], -1)
 
 
-@answer("merge_heads", kind="variant", expect="reshape without transpose",
+@answer("merge_heads", kind="variant", expect="merge without the transpose",
         note="np.reshape with a shape tuple, no axis swap")
 def var_merge_np_reshape_tuple(x):
     x = np.asarray(x, dtype=float)
@@ -220,7 +227,7 @@ def var_merge_loop_first_axis(x):
     return np.concatenate(parts, axis=-1)
 
 
-@answer("merge_heads", kind="variant", expect="only for one sequence",
+@answer("merge_heads", kind="variant", expect="transpose for a fixed number of axes",
         note="np.transpose(x, (1, 0, 2)) then reshape: 3-D input only")
 def var_merge_np_transpose_102(x):
     x = np.asarray(x, dtype=float)
@@ -335,7 +342,7 @@ def var_mha_rows_accumulated_averaged(x, w_q, w_k, w_v, w_o, num_heads, mask=Non
 
 
 # -- scaled by sqrt(d_model)
-@answer("multi_head_attention", kind="variant", expect="scaled by sqrt(d_model)",
+@answer("multi_head_attention", kind="variant", expect="sqrt of d_model",
         note="d_k taken from w_q.shape[1] (= d_model)")
 def var_mha_d_k_from_w_q(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
     x = np.asarray(x, dtype=float)
@@ -348,7 +355,7 @@ def var_mha_d_k_from_w_q(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
     return cu.merge_heads(weights @ v) @ w_o, weights
 
 
-@answer("multi_head_attention", kind="variant", expect="scaled by sqrt(d_model)",
+@answer("multi_head_attention", kind="variant", expect="sqrt of d_model",
         note="loop over heads dividing by sqrt(x.shape[-1])")
 def var_mha_loop_sqrt_d_model(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
     x = np.asarray(x, dtype=float)
@@ -367,7 +374,7 @@ def var_mha_loop_sqrt_d_model(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
 
 
 # -- other scale
-@answer("multi_head_attention", kind="variant", expect="other scale",
+@answer("multi_head_attention", kind="variant", expect="divide by d_k",
         note="divides by d_head, not its square root")
 def var_mha_divide_by_d_head(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
     x = np.asarray(x, dtype=float)
@@ -379,7 +386,7 @@ def var_mha_divide_by_d_head(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
     return cu.merge_heads(weights @ v) @ w_o, weights
 
 
-@answer("multi_head_attention", kind="variant", expect="other scale",
+@answer("multi_head_attention", kind="variant", expect="scaled by sqrt(num_heads)",
         note="divides by sqrt(num_heads)")
 def var_mha_sqrt_num_heads(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
     x = np.asarray(x, dtype=float)
@@ -418,7 +425,7 @@ def var_mha_own_softmax_axis_0(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
 
 
 # -- heads merged in the wrong order
-@answer("multi_head_attention", kind="variant", expect="heads merged in the wrong order",
+@answer("multi_head_attention", kind="variant", expect="merge without the transpose",
         note="merges with a plain reshape to (..., T, d_model)")
 def var_mha_merge_plain_reshape(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
     x = np.asarray(x, dtype=float)
@@ -428,7 +435,7 @@ def var_mha_merge_plain_reshape(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
     return merged @ w_o, weights
 
 
-@answer("multi_head_attention", kind="variant", expect="heads merged in the wrong order",
+@answer("multi_head_attention", kind="variant", expect="heads interleaved",
         note="merges with the heads axis moved last (einsum), then reshape")
 def var_mha_merge_einsum_heads_last(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
     x = np.asarray(x, dtype=float)
@@ -438,7 +445,7 @@ def var_mha_merge_einsum_heads_last(x, w_q, w_k, w_v, w_o, num_heads, mask=None)
 
 
 # -- split without transpose
-@answer("multi_head_attention", kind="variant", expect="split without transpose",
+@answer("multi_head_attention", kind="variant", expect="split without the transpose",
         note="own split: reshape straight to (..., h, T, d_head)")
 def var_mha_split_plain_reshape(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
     x = np.asarray(x, dtype=float)
@@ -454,7 +461,7 @@ def var_mha_split_plain_reshape(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
     return cu.merge_heads(weights @ v) @ w_o, weights
 
 
-@answer("multi_head_attention", kind="variant", expect="split without transpose",
+@answer("multi_head_attention", kind="variant", expect="interleaved columns",
         note="loop over heads with strided columns w[:, h::num_heads]")
 def var_mha_loop_strided_columns(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
     x = np.asarray(x, dtype=float)
@@ -586,7 +593,7 @@ def var_mha_rows_of_projections(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
     return np.concatenate(outs, axis=-1) @ w_o, np.stack(ws, axis=-3)
 
 
-@answer("multi_head_attention", kind="variant", expect="product refuses the shapes",
+@answer("multi_head_attention", kind="variant", expect="k.T on a batch",
         note="np.matmul(q, k.T) on the (..., h, T, d_head) heads")
 def var_mha_matmul_k_dot_T(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
     x = np.asarray(x, dtype=float)
@@ -599,7 +606,7 @@ def var_mha_matmul_k_dot_T(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
 
 
 # -- transpose written for one sequence
-@answer("multi_head_attention", kind="variant", expect="transpose written for one sequence",
+@answer("multi_head_attention", kind="variant", expect="transpose for a fixed number of axes",
         note="np.transpose(k, (0, 2, 1)) for the keys")
 def var_mha_np_transpose_021(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
     x = np.asarray(x, dtype=float)
@@ -611,10 +618,112 @@ def var_mha_np_transpose_021(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
     return cu.merge_heads(weights @ v) @ w_o, weights
 
 
-@answer("multi_head_attention", kind="variant", expect="transpose written for one sequence",
+@answer("multi_head_attention", kind="variant", expect="transpose for a fixed number of axes",
         note="own merge with heads.transpose(1, 0, 2): 3-D heads only")
 def var_mha_merge_transpose_102(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
     x = np.asarray(x, dtype=float)
     heads, weights = _attend(x, w_q, w_k, w_v, num_heads, mask)
     merged = heads.transpose(1, 0, 2).reshape(x.shape[-2], -1)
     return merged @ w_o, weights
+
+
+# -- the catalogue's scale, softmax, mask and batch mistakes in a multi-head layer
+def _mha_with(x, w_q, w_k, w_v, w_o, num_heads, mask, *, divisor=None, softmax=cu.softmax, after=None, keys_t=None):
+    """The notebook's layer with one step written another way (``after``: the mask applied to the weights)."""
+    x = np.asarray(x, dtype=float)
+    q, k, v = (cu.split_heads(x @ w, num_heads) for w in (w_q, w_k, w_v))
+    k_t = keys_t(k) if keys_t else np.swapaxes(k, -1, -2)
+    scores = q @ k_t / (np.sqrt(q.shape[-1]) if divisor is None else divisor(q, k))
+    if mask is not None and after is None:
+        scores = np.where(_heads_mask(mask), scores, -np.inf)
+    weights = softmax(scores)
+    if mask is not None and after is not None:
+        weights = after(weights, _heads_mask(mask))
+    return cu.merge_heads(weights @ v) @ w_o, weights
+
+
+@answer("multi_head_attention", kind="variant", expect="no scale", note="scores q @ k^T, never divided")
+def var_mha_unscaled(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
+    return _mha_with(x, w_q, w_k, w_v, w_o, num_heads, mask, divisor=lambda q, k: 1.0)
+
+
+@answer("multi_head_attention", kind="variant", expect="sqrt of the number of keys", note="divides by sqrt(T)")
+def var_mha_sqrt_T(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
+    T = x.shape[-2]
+    return _mha_with(x, w_q, w_k, w_v, w_o, num_heads, mask, divisor=lambda q, k: T ** 0.5)
+
+
+@answer("multi_head_attention", kind="variant", expect="no max shift", note="own softmax: exp(s) / sum, no shift")
+def var_mha_softmax_no_shift(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
+    def softmax(s):
+        e = np.exp(s)
+        return e / e.sum(axis=-1, keepdims=True)
+    return _mha_with(x, w_q, w_k, w_v, w_o, num_heads, mask, softmax=softmax)
+
+
+@answer("multi_head_attention", kind="variant", expect="softmax over the whole array",
+        note="own softmax with one max and one sum over every head")
+def var_mha_softmax_whole(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
+    def softmax(s):
+        e = np.exp(s - s.max())
+        return e / e.sum()
+    return _mha_with(x, w_q, w_k, w_v, w_o, num_heads, mask, softmax=softmax)
+
+
+@answer("multi_head_attention", kind="variant", expect="zero then renormalise",
+        note="softmax over all keys, blocked weights zeroed, rows divided by their sum")
+def var_mha_zero_renormalise(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
+    def after(weights, mask):
+        kept = weights * mask
+        return kept / kept.sum(axis=-1, keepdims=True)
+    return _mha_with(x, w_q, w_k, w_v, w_o, num_heads, mask, after=after)
+
+
+@answer("multi_head_attention", kind="variant", expect="k.T on a batch", note="q @ k.T on the (..., h, T, d_head) keys")
+def var_mha_k_dot_T(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
+    q, k, v = (cu.split_heads(np.asarray(x, float) @ w, num_heads) for w in (w_q, w_k, w_v))
+    scores = q @ k.T / np.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = np.where(_heads_mask(mask), scores, -np.inf)
+    weights = cu.softmax(scores)
+    return cu.merge_heads(weights @ v) @ w_o, weights
+
+
+@answer("multi_head_attention", kind="variant", expect="k not transposed", note="np.matmul(q, k): the keys not transposed")
+def var_mha_q_at_k(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
+    q, k, v = (cu.split_heads(np.asarray(x, float) @ w, num_heads) for w in (w_q, w_k, w_v))
+    scores = np.matmul(q, k) / np.sqrt(q.shape[-1])
+    weights = cu.softmax(scores if mask is None else np.where(_heads_mask(mask), scores, -np.inf))
+    return cu.merge_heads(weights @ v) @ w_o, weights
+
+
+@answer("multi_head_attention", kind="variant", expect="mask multiplied into the scores",
+        note="every head's scores multiplied by the mask")
+def var_mha_scores_times_mask(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
+    q, k, v = (cu.split_heads(np.asarray(x, float) @ w, num_heads) for w in (w_q, w_k, w_v))
+    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = scores * _heads_mask(mask)
+    weights = cu.softmax(scores)
+    return cu.merge_heads(weights @ v) @ w_o, weights
+
+
+@answer("multi_head_attention", kind="variant", expect="boolean mask added to the scores",
+        note="the boolean mask added to the scores, as a float mask would be")
+def var_mha_scores_plus_mask(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
+    q, k, v = (cu.split_heads(np.asarray(x, float) @ w, num_heads) for w in (w_q, w_k, w_v))
+    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = scores + _heads_mask(mask)
+    weights = cu.softmax(scores)
+    return cu.merge_heads(weights @ v) @ w_o, weights
+
+
+@answer("multi_head_attention", kind="variant", expect="no softmax", note="each head's scores used as its weights")
+def var_mha_no_softmax(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
+    return _mha_with(x, w_q, w_k, w_v, w_o, num_heads, mask, softmax=lambda scores: scores)
+
+
+@answer("multi_head_attention", kind="variant", expect="swapped W_K and W_V", note="keys from w_v, values from w_k")
+def var_mha_k_v_swapped(x, w_q, w_k, w_v, w_o, num_heads, mask=None):
+    return _mha_with(x, w_q, w_v, w_k, w_o, num_heads, mask)

@@ -11,10 +11,7 @@ from learner_answers import answer
 
 #: Answers this module's checkers get wrong today (issue 24), by answer id, with what goes wrong. The
 #: precision test runs them as xfail(strict=True): it fails once a fix lands, and the entry must go.
-KNOWN_GAPS = {
-    "capstone_layer:more_capstone_zero_then_renormalise":
-        "accepted: the capstone asks for the mask before the softmax; no case makes the weights underflow",
-}
+KNOWN_GAPS = {}
 
 _RIGHT = {"P": "future leak", "Q": "one-hot rows", "R": "padding leak", "S": "looks fine", "T": "diagonal",
           "U": "uniform rows"}
@@ -174,7 +171,7 @@ def more_capstone_left_padding(x, lengths, w_q, w_k, w_v, w_o, num_heads):
     return _layer(x, lengths, w_q, w_k, w_v, w_o, num_heads, mask)
 
 
-@answer("capstone_layer", note="earlier trial: transposed causal mask (j >= i), built with comparisons")
+@answer("capstone_layer", expect="future instead of past", note="earlier trial: transposed causal mask (j >= i), built with comparisons")
 def more_capstone_causal_transposed(x, lengths, w_q, w_k, w_v, w_o, num_heads):
     x, lengths = np.asarray(x, dtype=float), np.asarray(lengths)
     B, T, _ = x.shape
@@ -185,7 +182,7 @@ def more_capstone_causal_transposed(x, lengths, w_q, w_k, w_v, w_o, num_heads):
     return _layer(x, lengths, w_q, w_k, w_v, w_o, num_heads, mask)
 
 
-@answer("capstone_layer", note="earlier trial: causal mask built with np.eye (each token sees only itself)")
+@answer("capstone_layer", expect="each token sees only itself", note="earlier trial: causal mask built with np.eye (each token sees only itself)")
 def more_capstone_causal_eye(x, lengths, w_q, w_k, w_v, w_o, num_heads):
     x, lengths = np.asarray(x, dtype=float), np.asarray(lengths)
     B, T, _ = x.shape
@@ -203,7 +200,7 @@ def more_capstone_mask_none_front(x, lengths, w_q, w_k, w_v, w_o, num_heads):
     return _layer(x, lengths, w_q, w_k, w_v, w_o, num_heads, mask[None])
 
 
-@answer("capstone_layer", note="earlier trial: zeroes the weights after the softmax, then renormalises")
+@answer("capstone_layer", expect="zero then renormalise", note="earlier trial: zeroes the weights after the softmax, then renormalises")
 def more_capstone_zero_then_renormalise(x, lengths, w_q, w_k, w_v, w_o, num_heads):
     x, lengths = np.asarray(x, dtype=float), np.asarray(lengths)
     B, T, _ = x.shape

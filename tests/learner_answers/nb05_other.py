@@ -259,7 +259,7 @@ def removal_in_place(scores, values):
     return effects
 
 
-@answer("removal_effects", kind="variant", expect="nan when nothing is left", note="closed form w/(1-w)*|v-o|: inf/nan when a key has all the weight")
+@answer("removal_effects", kind="variant", expect="nan in an empty row", note="closed form w/(1-w)*|v-o|: inf/nan when a key has all the weight")
 def removal_closed_form(scores, values):
     scores, values = np.asarray(scores, dtype=float), np.asarray(values, dtype=float)
     weights = cu.softmax(scores)
@@ -268,7 +268,7 @@ def removal_closed_form(scores, values):
         return weights / (1 - weights) * np.linalg.norm(values - output, axis=1)
 
 
-@answer("removal_effects", kind="variant", expect="nan when nothing is left", note="own softmax with max shift: NaN when nothing is left")
+@answer("removal_effects", kind="variant", expect="nan in an empty row", note="own softmax with max shift: NaN when nothing is left")
 def removal_own_softmax(scores, values):
     scores, values = np.asarray(scores, dtype=float), np.asarray(values, dtype=float)
 
@@ -419,7 +419,7 @@ def capstone_or_masks(x, lengths, w_q, w_k, w_v, w_o, num_heads):
     return cu.merge_heads(weights @ v) @ w_o, weights
 
 
-@answer("capstone_layer", kind="variant", expect="scale with d_model", note="divides by sqrt(d_model) instead of sqrt(d_head)")
+@answer("capstone_layer", kind="variant", expect="sqrt of d_model", note="divides by sqrt(d_model) instead of sqrt(d_head)")
 def capstone_scale_dmodel(x, lengths, w_q, w_k, w_v, w_o, num_heads):
     x, lengths = np.asarray(x, dtype=float), np.asarray(lengths)
     B, T, d_model = x.shape
@@ -431,7 +431,7 @@ def capstone_scale_dmodel(x, lengths, w_q, w_k, w_v, w_o, num_heads):
     return cu.merge_heads(weights @ v) @ w_o, weights
 
 
-@answer("capstone_layer", kind="variant", expect="nan rows", note="own softmax: NaN for the ticket of length 0")
+@answer("capstone_layer", kind="variant", expect="nan in an empty row", note="own softmax: NaN for the ticket of length 0")
 def capstone_nan_empty_ticket(x, lengths, w_q, w_k, w_v, w_o, num_heads):
     x, lengths = np.asarray(x, dtype=float), np.asarray(lengths)
     B, T, d_model = x.shape
@@ -445,7 +445,7 @@ def capstone_nan_empty_ticket(x, lengths, w_q, w_k, w_v, w_o, num_heads):
     return cu.merge_heads(weights @ v) @ w_o, weights
 
 
-@answer("capstone_layer", kind="variant", expect="causal mask off by one", note="causal mask with < (no token sees itself)")
+@answer("capstone_layer", kind="variant", expect="cannot see itself", note="causal mask with < (no token sees itself)")
 def capstone_causal_strict(x, lengths, w_q, w_k, w_v, w_o, num_heads):
     x, lengths = np.asarray(x, dtype=float), np.asarray(lengths)
     B, T, d_model = x.shape
@@ -510,7 +510,7 @@ def capstone_big_negative(x, lengths, w_q, w_k, w_v, w_o, num_heads):
     return cu.merge_heads(weights @ v) @ w_o, weights
 
 
-@answer("capstone_layer", note="causal part built with np.triu (upper triangle)")
+@answer("capstone_layer", kind="variant", expect="future instead of past", note="causal part built with np.triu (upper triangle)")
 def capstone_triu(x, lengths, w_q, w_k, w_v, w_o, num_heads):
     x, lengths = np.asarray(x, dtype=float), np.asarray(lengths)
     B, T, d_model = x.shape
@@ -550,7 +550,7 @@ def capstone_reshape_split(x, lengths, w_q, w_k, w_v, w_o, num_heads):
     return (weights @ v).reshape(B, T, d_model) @ w_o, weights
 
 
-@answer("capstone_layer", kind="variant", expect="masked after the softmax",
+@answer("capstone_layer", kind="variant", expect="mask after the softmax",
         note="zeroes the blocked weights after the softmax (a known mistake since a new learner met it)")
 def capstone_mask_after_softmax(x, lengths, w_q, w_k, w_v, w_o, num_heads):
     x, lengths = np.asarray(x, dtype=float), np.asarray(lengths)
@@ -587,7 +587,7 @@ def capstone_lengths_without_axis(x, lengths, w_q, w_k, w_v, w_o, num_heads):
     return cu.merge_heads(weights @ v) @ w_o, weights
 
 
-@answer("capstone_layer", note="softmax over axis -2 (the queries)")
+@answer("capstone_layer", kind="variant", expect="softmax over the wrong axis", note="softmax over axis -2 (the queries)")
 def capstone_softmax_queries(x, lengths, w_q, w_k, w_v, w_o, num_heads):
     x, lengths = np.asarray(x, dtype=float), np.asarray(lengths)
     B, T, d_model = x.shape

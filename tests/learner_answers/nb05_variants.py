@@ -255,7 +255,7 @@ def _shifted_softmax(s):
     return e / np.sum(e, axis=-1, keepdims=True)
 
 
-@answer("removal_effects", kind="variant", expect="nan when nothing is left",
+@answer("removal_effects", kind="variant", expect="nan in an empty row",
         note="all removals at once with np.eye and a hand-written shifted softmax")
 def var_removal_eye_own_softmax(scores, values):
     scores, values = np.asarray(scores, dtype=float), np.asarray(values, dtype=float)
@@ -265,7 +265,7 @@ def var_removal_eye_own_softmax(scores, values):
     return np.linalg.norm(output - _shifted_softmax(masked) @ values, axis=-1)
 
 
-@answer("removal_effects", kind="variant", expect="nan when nothing is left",
+@answer("removal_effects", kind="variant", expect="nan in an empty row",
         note="loop over keys with a hand-written shifted softmax, no rule for an empty row")
 def var_removal_loop_own_softmax(scores, values):
     scores, values = np.asarray(scores, dtype=float), np.asarray(values, dtype=float)
@@ -322,7 +322,7 @@ def _right_mask4(lengths, T):
 
 
 # -- masked after the softmax
-@answer("capstone_layer", kind="variant", expect="masked after the softmax",
+@answer("capstone_layer", kind="variant", expect="mask after the softmax",
         note="loop over heads, each head's weights multiplied by the mask after cu.softmax")
 def var_capstone_loop_mask_after(x, lengths, w_q, w_k, w_v, w_o, num_heads):
     x, lengths = np.asarray(x, dtype=float), np.asarray(lengths)
@@ -378,7 +378,7 @@ def _own_softmax(s):
     return e / e.sum(axis=-1, keepdims=True)
 
 
-@answer("capstone_layer", kind="variant", expect="nan rows",
+@answer("capstone_layer", kind="variant", expect="nan in an empty row",
         note="hand-written softmax, no rule for a query with no permitted key")
 def var_capstone_own_softmax(x, lengths, w_q, w_k, w_v, w_o, num_heads):
     x, lengths = np.asarray(x, dtype=float), np.asarray(lengths)
@@ -387,7 +387,7 @@ def var_capstone_own_softmax(x, lengths, w_q, w_k, w_v, w_o, num_heads):
     return cu.merge_heads(heads) @ w_o, weights
 
 
-@answer("capstone_layer", kind="variant", expect="nan rows",
+@answer("capstone_layer", kind="variant", expect="nan in an empty row",
         note="own split with reshape/transpose, np.max/np.sum softmax with [..., None]")
 def var_capstone_reshape_softmax_newaxis(x, lengths, w_q, w_k, w_v, w_o, num_heads):
     x, lengths = np.asarray(x, dtype=float), np.asarray(lengths)
@@ -557,7 +557,7 @@ def var_capstone_additive_3d(x, lengths, w_q, w_k, w_v, w_o, num_heads):
 
 
 # -- scale with d_model
-@answer("capstone_layer", kind="variant", expect="scale with d_model", note="divides by sqrt(x.shape[-1])")
+@answer("capstone_layer", kind="variant", expect="sqrt of d_model", note="divides by sqrt(x.shape[-1])")
 def var_capstone_sqrt_x_width(x, lengths, w_q, w_k, w_v, w_o, num_heads):
     x, lengths = np.asarray(x, dtype=float), np.asarray(lengths)
     heads, weights = _heads_attention(x, w_q, w_k, w_v, num_heads, _right_mask4(lengths, x.shape[1]),
@@ -565,7 +565,7 @@ def var_capstone_sqrt_x_width(x, lengths, w_q, w_k, w_v, w_o, num_heads):
     return cu.merge_heads(heads) @ w_o, weights
 
 
-@answer("capstone_layer", kind="variant", expect="scale with d_model",
+@answer("capstone_layer", kind="variant", expect="sqrt of d_model",
         note="d_k read from w_q.shape[1] (= d_model), -1e9 for blocked keys, empty rows zeroed")
 def var_capstone_d_k_from_w_q(x, lengths, w_q, w_k, w_v, w_o, num_heads):
     x, lengths = np.asarray(x, dtype=float), np.asarray(lengths)
@@ -632,3 +632,129 @@ def var_contributions_loop_sums(weights, values):
 @answer("contributions", kind="variant", expect="summed each contribution", note="weight times the sum of each value row")
 def var_contributions_weight_times_row_sum(weights, values):
     return weights * values.sum(axis=1)
+
+
+# -- the catalogue's scale, softmax, mask, batch and heads mistakes in the capstone
+def _capstone(x, lengths, w_q, w_k, w_v, w_o, num_heads, *, split=None, merge=None, divisor=None, softmax=None,
+              keys_t=None, after=None, apply=None):
+    """The capstone written step by step, one step replaceable (``after``: the mask applied to the weights)."""
+    x = np.asarray(x, dtype=float)
+    B, T, d_model = x.shape
+    split = split or cu.split_heads
+    q, k, v = (split(x @ w, num_heads) for w in (w_q, w_k, w_v))
+    scores = q @ (keys_t(k) if keys_t else np.swapaxes(k, -1, -2))
+    scores = scores / (divisor(q, x) if divisor else np.sqrt(q.shape[-1]))
+    mask4 = _right_mask4(lengths, T)
+    masked = apply(scores, mask4) if apply else np.where(mask4, scores, -np.inf)
+    weights = (softmax or cu.softmax)(scores if after else masked)
+    if after:
+        weights = after(weights, mask4)
+    return (merge or cu.merge_heads)(weights @ v) @ w_o, weights
+
+
+def _split_reshape_only(a, h):
+    B, T, d = a.shape
+    return a.reshape(B, h, T, d // h)
+
+
+def _split_strided(a, h):
+    return np.stack([a[..., i::h] for i in range(h)], axis=1)
+
+
+def _split_3d_transpose(a, h):
+    *lead, T, d = a.shape
+    return a.reshape(*lead, T, h, d // h).transpose(1, 0, 2)
+
+
+def _merge_reshape_only(heads):
+    B, h, T, d = heads.shape
+    return heads.reshape(B, T, h * d)
+
+
+def _merge_heads_last(heads):
+    B, h, T, d = heads.shape
+    return np.einsum("bhtd->btdh", heads).reshape(B, T, h * d)
+
+
+def _exp_over_sum(s):
+    e = np.exp(s)
+    total = e.sum(axis=-1, keepdims=True)
+    return np.where(total > 0, e / np.where(total > 0, total, 1.0), 0.0)  # empty rows handled, no shift
+
+
+def _whole_softmax(s):
+    e = np.exp(s - s.max())
+    return e / e.sum()
+
+
+def _zero_renormalise(weights, mask4):
+    kept = np.where(mask4, weights, 0.0)
+    total = kept.sum(axis=-1, keepdims=True)
+    return np.where(total > 0, kept / np.where(total > 0, total, 1.0), 0.0)
+
+
+def _causal_mask_of(causal, name):
+    def layer(x, lengths, w_q, w_k, w_v, w_o, num_heads):
+        x, lengths = np.asarray(x, dtype=float), np.asarray(lengths)
+        T = x.shape[1]
+        real = np.arange(T)[None, :] < lengths[:, None]
+        mask4 = (causal(T)[None] & real[:, None, :])[:, None]
+        heads, weights = _heads_attention(x, w_q, w_k, w_v, num_heads, mask4)
+        return cu.merge_heads(heads) @ w_o, weights
+
+    layer.__name__ = name
+    return layer
+
+
+@answer("capstone_layer", kind="variant", expect="swapped W_K and W_V", note="q, v, k unpacked from (w_q, w_k, w_v)")
+def var_capstone_unpack_q_v_k(x, lengths, w_q, w_k, w_v, w_o, num_heads):
+    return _capstone(x, lengths, w_q, w_v, w_k, w_o, num_heads)
+
+
+var_capstone_eye = answer("capstone_layer", kind="variant", expect="each token sees only itself",
+                          note="causal part from np.eye")(
+    _causal_mask_of(lambda T: np.eye(T, dtype=bool), "var_capstone_eye"))
+var_capstone_tri_k1 = answer("capstone_layer", kind="variant", expect="sees the next token",
+                             note="causal part from np.tri(T, k=1)")(
+    _causal_mask_of(lambda T: np.tri(T, k=1) > 0, "var_capstone_tri_k1"))
+
+@answer("capstone_layer", kind="variant", expect="k.T on a batch", note="q @ k.T on the (B, h, T, d_head) keys")
+def var_capstone_k_dot_T(x, lengths, w_q, w_k, w_v, w_o, num_heads):
+    q, k, v = (cu.split_heads(np.asarray(x, float) @ w, num_heads) for w in (w_q, w_k, w_v))
+    scores = np.where(_right_mask4(lengths, x.shape[1]), q @ k.T / np.sqrt(q.shape[-1]), -np.inf)
+    weights = cu.softmax(scores)
+    return cu.merge_heads(weights @ v) @ w_o, weights
+
+
+@answer("capstone_layer", kind="variant", expect="k not transposed", note="q @ k: the keys not transposed")
+def var_capstone_q_at_k(x, lengths, w_q, w_k, w_v, w_o, num_heads):
+    q, k, v = (cu.split_heads(np.asarray(x, float) @ w, num_heads) for w in (w_q, w_k, w_v))
+    weights = cu.softmax(np.where(_right_mask4(lengths, x.shape[1]), q @ k / np.sqrt(q.shape[-1]), -np.inf))
+    return cu.merge_heads(weights @ v) @ w_o, weights
+
+
+for _expect, _note, _knobs in [
+    ("no scale", "scores never divided", dict(divisor=lambda q, x: 1.0)),
+    ("divide by d_k", "divided by d_head itself", dict(divisor=lambda q, x: q.shape[-1])),
+    ("sqrt of the number of keys", "divided by sqrt(T)", dict(divisor=lambda q, x: np.sqrt(x.shape[1]))),
+    ("no max shift", "own softmax exp / sum, empty rows handled", dict(softmax=_exp_over_sum)),
+    ("softmax over the whole array", "one max and one sum over the whole (B, h, T, T) array",
+     dict(softmax=_whole_softmax)),
+    ("split without the transpose", "own split: reshape straight to (B, h, T, d_head)", dict(split=_split_reshape_only)),
+    ("interleaved columns", "own split with strided columns a[..., i::h]", dict(split=_split_strided)),
+    ("transpose for a fixed number of axes", "own split with .transpose(1, 0, 2) on (B, T, h, d_head)",
+     dict(split=_split_3d_transpose)),
+    ("merge without the transpose", "own merge: reshape straight to (B, T, d_model)", dict(merge=_merge_reshape_only)),
+    ("heads interleaved", "own merge with the heads axis moved last", dict(merge=_merge_heads_last)),
+    ("no softmax", "the masked scores used as the weights", dict(softmax=lambda s: s)),
+    ("mask ignored", "no mask at all: the mask is built but never applied", dict(apply=lambda s, m: s)),
+    ("mask multiplied into the scores", "scores * mask", dict(apply=lambda s, m: s * m)),
+    ("boolean mask added to the scores", "scores + mask (a PyTorch float-mask habit)", dict(apply=lambda s, m: s + m)),
+    ("zero then renormalise", "softmax over all keys, blocked weights zeroed, rows renormalised (empty rows 0)",
+     dict(softmax=cu.softmax, after=_zero_renormalise)),
+]:
+    def _layer(x, lengths, w_q, w_k, w_v, w_o, num_heads, _knobs=_knobs):
+        return _capstone(x, lengths, w_q, w_k, w_v, w_o, num_heads, **_knobs)
+
+    _layer.__name__ = "var_capstone_" + _expect.replace(" ", "_").replace(".", "")
+    answer("capstone_layer", kind="variant", expect=_expect, note=_note)(_layer)
