@@ -97,6 +97,8 @@ class Choice:
         ``"checker NAME"`` (a known mistake of ``course_utils.checks.CHECKERS[NAME]``).
     see : Where or None
         The cell that demonstrates it; None: the item's.
+    mistake : str or None
+        The checker's name for it when that is not ``misconception`` (renamed after answer files stored the old name).
     """
 
     text: str
@@ -104,6 +106,7 @@ class Choice:
     misconception: str | None = None
     named_in: str | None = None
     see: Where | None = None
+    mistake: str | None = None
 
     @property
     def correct(self):
@@ -175,7 +178,7 @@ def _choice(entry, where, named=True):
         raise content.ContentError(f"{where}: the misconception {misconception!r} needs named_in (\"myth NN\" or "
                                    "\"checker NAME\")")
     see = _where(entry["see"], where) if "see" in entry else None
-    return Choice(entry["text"], entry["feedback"], misconception, named_in, see)
+    return Choice(entry["text"], entry["feedback"], misconception, named_in, see, entry.get("mistake"))
 
 
 def items_from(entries, source, named=True):
