@@ -83,10 +83,10 @@ MISTAKES = [
     ("inventory", lambda: inventory._items(), 'named_in = "checker softmax"\nmisconception = \'exp only\'\n',
      'named_in = "checker softmax"\n',
      r"item 1 \(softmax-row\), choice 3: a choice named in 'checker softmax' needs its misconception's name"),
-    ("notebooks", content.notebooks, 'stem = "03-masks"\nminutes = 52', 'stem = "03-masks"\nminutes = "52"',
-     r"notebook 4 \(03-masks\): minutes must be"),
+    ("notebooks", content.notebooks, 'stem = "03-masks"\nminutes = ', 'stem = "03-masks"\nminutes = "48"  # ',
+     r"notebook 4 \(03-masks\): minutes must be"),  # whatever its minutes: a string instead
     ("notebooks", content.notebooks, 'stem = "03-masks"', 'stem = "masks"', r"notebook 4 \(masks\): stem must be"),
-    ("notebooks", content.notebooks, 'stem = "03-masks"\nminutes = 52', 'stem = "03-masks"\nminutes = 52\nlength = 3',
+    ("notebooks", content.notebooks, 'stem = "03-masks"\n', 'stem = "03-masks"\nlength = 3\n',
      r"unknown field\(s\) \['length'\]"),
     ("notebooks", content.notebooks, 'stem = "04-multi-head-attention"', 'stem = "03-heads"',
      r"notebook 5 \(03-heads\): the number 03 is used twice"),

@@ -12,13 +12,14 @@
 ``myths``          the Myth or fact? claims: each claim, its verdict, why, and the feedback per choice (01-07)
 ``reviews``        the three review questions that open 02-05, on earlier notebooks
 ``parsons``        the Parsons problems of 03 and 04: given lines to order, wrong lines with their feedback
+``faded``          the check under each step of a faded worked example (02-04)
 
 Modules load on first use: ``import course_utils as cu; cu.lessons.data.TICKET``.
 """
 import importlib
 
 MODULES = ("data", "scaling", "masking", "heads", "influence", "training", "online_softmax", "measure", "inventory", "myths",
-           "reviews", "parsons")
+           "reviews", "parsons", "faded")
 
 __all__ = list(MODULES)
 
