@@ -206,14 +206,15 @@ def left_of_tag(stem: str, tag: str) -> tuple:
     return left_of(check_call(nb.cells[faded(nb)[tag][0] + 1]))
 
 
-def wrong_in(label: str, source: str) -> str:
-    """``source`` with the solution of step ``label`` replaced by the wrong line a learner writes."""
+def wrong_in(label: str, source: str, wrong: str | None = None) -> str:
+    """``source`` with the solution of step ``label`` replaced by the wrong line a learner writes (``wrong``, by
+    default ``WRONG_LINE[label]``)."""
     lines, out, inside = source.splitlines(), [], None
     for line, before in zip(lines, [""] + lines):
         if line.strip() == BEGIN:
             inside = _LABEL_LINE.match(before).group(1)
             if inside == label:
-                out.append(line[: len(line) - len(line.lstrip())] + WRONG_LINE[label])
+                out.append(line[: len(line) - len(line.lstrip())] + (wrong or WRONG_LINE[label]))
         elif line.strip() == END:
             inside = None
         elif inside is None or inside != label:
@@ -231,3 +232,20 @@ def test_a_wrong_step_is_reported_wrong_with_the_step_named(stem):
             result = results[tag]
             assert result.status == "wrong", f"{stem} {tag}, wrong {label}: {result.text}"
             assert f"`{label}`" in result.message and "Correct" not in result.text, result.text
+
+
+#: The course's function that does each faded computation in one call: a faded step written as that call.
+SHORTCUT = {"02-queries-keys-values": "output, weights = cu.scaled_dot_product_attention(q, k, v)",
+            "03-masks": "output, weights = cu.scaled_dot_product_attention(q, k, v, mask)",
+            "04-multi-head-attention": "output, weights = cu.multi_head_attention(x, W_Q, W_K, W_V, W_O, num_heads)"}
+
+
+@solved
+def test_a_step_that_calls_the_course_function_for_the_whole_computation_is_not_correct(stem):
+    """As in the exercise it fades: the right numbers from cu.scaled_dot_product_attention (02, 03) or
+    cu.multi_head_attention (04) in place of the last step are not called correct."""
+    nb = read(SOLVED[stem])
+    last = labels(faded(nb)["faded-worked"][1].source)[-1]
+    result = run_faded(nb, stem, lambda tag, source: wrong_in(last, source, SHORTCUT[stem]))["faded-last-1"]
+    assert result.status != "correct", f"{stem}: {result.text}"
+    assert SHORTCUT[stem].split("= ")[1].split("(")[0] in result.text, result.text

@@ -9,9 +9,10 @@ compares it with the course's reference, computed in the check cell itself (test
 import inspect
 
 from course_utils.checks import Case, run_check
+from course_utils.checks._own_answers import own_answers
 
 
-def check_steps(steps, args, expected, *, left, output_names=("output", "weights")):
+def check_steps(steps, args, expected, *, left, exercise, output_names=("output", "weights")):
     """Whether the learner's ``steps`` give ``expected`` on the new input ``args``: not attempted, wrong or correct.
 
     Parameters
@@ -24,6 +25,9 @@ def check_steps(steps, args, expected, *, left, output_names=("output", "weights
         What the course's reference gives on ``args`` (``cu.scaled_dot_product_attention(...)``, ...).
     left : tuple of str
         The labels of the steps left to the learner, as the cell shows them (``("normalise", "mix values")``).
+    exercise : str
+        The exercise whose computation the example fades (``"self_attention"``): a step that calls the course's own
+        function for it (``cu.scaled_dot_product_attention``) is not called correct, as in that exercise.
     output_names : tuple of str
         The names of the items ``steps`` returns.
 
@@ -37,7 +41,7 @@ def check_steps(steps, args, expected, *, left, output_names=("output", "weights
     result = run_check(steps, name=getattr(steps, "__name__", "your function"), reference=lambda *_: expected,
                        cases=[Case("the new input", tuple(args))], output_names=output_names,
                        arg_names=tuple(inspect.signature(steps).parameters) if callable(steps) else (),
-                       hints={"values": model, "shape": model})
+                       hints={"values": model, "shape": model}, forbidden=own_answers(exercise))
     named = " and ".join(f"`{label}`" for label in left)
     if result.status == "correct":
         result.message = (f"Correct: your step{'s' * (len(left) > 1)} {named} give{'s' * (len(left) == 1)} the course's "
