@@ -13,7 +13,7 @@ import ipywidgets
 from course_utils.lessons import inventory as inv
 
 __all__ = ["LETTERS", "QUESTIONS_CLASS", "STYLE", "StaticQuestions", "choice_feedback_html", "esc", "myth_named",
-           "questions_html", "radio_rows"]
+           "questions_html", "questions_text", "radio_rows"]
 
 LETTERS = string.ascii_uppercase
 #: ipywidgets gives each radio label one line's fixed height: a choice longer than the notebook is wide would wrap
@@ -54,6 +54,15 @@ def choice_feedback_html(item, order, key):
             f"{myth_named(choice, ' It is ')} {esc(choice.feedback)} "
             f"<i>See {esc(item.where(choice))}.</i><br>"
             f"The answer is {answer_letter}: {esc(answer.feedback)}</div>")
+
+
+def questions_text(title, items, orders):
+    """``title``, then each of ``items`` numbered with its choices in ``orders``, as plain text (no answers)."""
+    lines = [title]
+    for n, (item, order) in enumerate(zip(items, orders), 1):
+        lines.append(f"{n}. {item.stem}")
+        lines += [f"   {LETTERS[k]}. {item.choices[i].text}" for k, i in enumerate(order)]
+    return "\n".join(lines)
 
 
 def questions_html(items, orders, *, answers, end=""):

@@ -32,6 +32,7 @@ from course_utils.widgets._questions import (
     choice_feedback_html,
     esc,
     questions_html,
+    questions_text,
     radio_rows,
 )
 
@@ -197,11 +198,8 @@ class ConceptInventory:
 
     def questions_text(self):
         """The questions and their choices as plain text (no answers)."""
-        lines = [f"Concept inventory, {_PHASE[self.attempt]}: {len(inv.ITEMS)} questions."]
-        for n, (item, order) in enumerate(zip(inv.ITEMS, self.orders), 1):
-            lines.append(f"{n}. {item.stem}")
-            lines += [f"   {LETTERS[k]}. {item.choices[i].text}" for k, i in enumerate(order)]
-        return "\n".join(lines)
+        return questions_text(f"Concept inventory, {_PHASE[self.attempt]}: {len(inv.ITEMS)} questions.", inv.ITEMS,
+                              self.orders)
 
     def questions_html(self):
         """The questions as HTML in a closed <details>; in "post", each answer folded in its own <details>."""

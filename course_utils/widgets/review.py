@@ -19,6 +19,7 @@ from course_utils.widgets._questions import (
     StaticQuestions,
     choice_feedback_html,
     questions_html,
+    questions_text,
     radio_rows,
 )
 
@@ -72,11 +73,7 @@ class Review:
 
     def questions_text(self):
         """The questions and their choices as plain text (the answers are in the HTML, folded)."""
-        lines = [f"Review: {len(self.items)} questions on earlier notebooks."]
-        for n, (item, order) in enumerate(zip(self.items, self.orders), 1):
-            lines.append(f"{n}. {item.stem}")
-            lines += [f"   {LETTERS[k]}. {item.choices[i].text}" for k, i in enumerate(order)]
-        return "\n".join(lines)
+        return questions_text(f"Review: {len(self.items)} questions on earlier notebooks.", self.items, self.orders)
 
     def questions_html(self):
         """The questions as HTML in a closed <details>, each answer folded in its own."""
