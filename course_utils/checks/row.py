@@ -57,6 +57,11 @@ def _softmax_wrong_axis_variants(whole):
     return tuple(lambda x, s=s: _exp(x - s(x)) / _exp(x - s(x)).sum(axis=0, keepdims=True) for s in shifts)
 
 
+#: One hint for the scores divided by their sum in place of a softmax, wherever a checker names it.
+_NO_EXP_HINT = ("Apply exp before normalising: softmax divides `np.exp(x - x.max(axis=-1, keepdims=True))` by "
+                "its sum. Dividing the raw scores by their sum breaks on zero or negative scores (0 / 0 is nan, "
+                "and weights can come out negative).")
+
 SOFTMAX_MISTAKES = (
     # Tried in this order; the first whose buggy output equals the learner's gives the hint.
     # The axis mistakes only differ from softmax on 2-D input, so they go first: there, the
@@ -95,9 +100,7 @@ SOFTMAX_MISTAKES = (
     ),
     KnownMistake(
         "no exp",
-        "Apply exp before normalising: softmax divides `np.exp(x - x.max(axis=-1, keepdims=True))` by "
-        "its sum. Dividing the raw scores by their sum breaks on zero or negative scores (0 / 0 is nan, "
-        "and weights can come out negative).",
+        _NO_EXP_HINT,
         reproduce=(
             lambda x: x / x.sum(axis=-1, keepdims=True),
             lambda x: x / x.sum(),
@@ -181,6 +184,11 @@ ATTENTION_ROW_MISTAKES = (
         ),
     ),
     catalogued("no softmax", reproduce=(lambda s, v: (s @ v, s), _with_softmax(lambda w, s, v: s @ v))),
+    KnownMistake(  # a learner's trial: scores / scores.sum() as the weights got the generic hint
+        "no exp", _NO_EXP_HINT,
+        reproduce=tuple(lambda s, v, norm=norm: (norm(s) @ v, norm(s)) for norm in (
+            lambda s: s / s.sum(axis=-1, keepdims=True), lambda s: s / np.sum(s))),
+    ),
     KnownMistake(
         "unweighted sum",
         "Each value vector must be multiplied by its weight before adding them up: `weights @ values`. "

@@ -57,7 +57,7 @@ def more_softmax_divide_by_largest_plus_one(x):
 
 
 # ============================================================================ my_attention_row(scores, values)
-@answer("attention_row", note="earlier trial: 'softmax' as scores / scores.sum(), no exp")
+@answer("attention_row", expect="no exp", note="earlier trial: 'softmax' as scores / scores.sum(), no exp")
 def more_row_scores_over_sum(scores, values):
     scores, values = np.asarray(scores, dtype=float), np.asarray(values, dtype=float)
     weights = scores / scores.sum()

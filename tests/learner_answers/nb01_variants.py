@@ -375,3 +375,9 @@ def var_third_value_tie():
 @answer("scores_for_third_value", kind="variant", expect="tie for largest", note="third ties with the first, as a tuple")
 def var_third_value_tie_first():
     return (10, 1, 10)
+
+
+@answer("attention_row", kind="variant", expect="no exp", note="a learner's trial: the raw scores over their sum as weights")
+def row_scores_over_their_sum(scores, values):
+    weights = scores / np.sum(scores)
+    return weights @ values, weights
