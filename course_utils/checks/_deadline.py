@@ -2,17 +2,18 @@
 
 ``deadline(seconds)`` arms SIGALRM (POSIX, main thread): when it fires, ``OutOfTime`` is raised in the learner's
 running code, and again every 10 ms after that, so a function that catches the first one (``except BaseException``)
-and goes on computing is stopped at the next. While the function runs, the ``signal`` module's functions leave the
-alarm and its timer as they are, so a function that turns the timer off runs out of time too. What this cannot stop:
-a loop that catches every exception around a call that sleeps or blocks in C (the alarm then always arrives inside
-the ``try``; around a call into numpy it may take several stops), code that blocks in C without returning to Python,
-or code that reaches the timer through ``_signal`` or ``ctypes``; and on Python 3.10, which never delivers a signal
-between a ``try``'s set-up and its body, any loop that catches every exception. The learner can always interrupt the
-kernel.
+and goes on computing is stopped at the next. From the first stop on, every line the learner's code starts raises it
+too (a trace function, ``sys.settrace``): a loop that catches every stop around a call that sleeps, where every
+alarm arrives inside the ``try``, is stopped on its handler's first line. While the function runs, the ``signal``
+module's functions leave the alarm and its timer as they are, so a function that turns the timer off runs out of time
+too. What this cannot stop: code that blocks in C without returning to Python, code that reaches the timer through
+``_signal`` or ``ctypes``, and on Python 3.10, which never delivers a signal between a ``try``'s set-up and its body,
+a loop that catches every exception without calling anything. The learner can always interrupt the kernel.
 """
 import contextlib
 import os
 import signal
+import sys
 import threading
 
 __all__ = ["OutOfTime", "can_time_out", "deadline"]
@@ -83,13 +84,33 @@ def deadline(seconds):
         return
     libraries = _libraries()
 
+    def learners(frame):
+        return not frame.f_code.co_filename.startswith(libraries)
+
+    def every_line(frame, event, arg):
+        # Once the time is up, each line the learner's running frames start raises the stop again: a stop caught by
+        # an ``except`` is raised on the handler's first line, outside the ``try``, and so leaves the loop.
+        if state["running"] and event == "line":
+            raise OutOfTime()
+        return every_line
+
     def stop(signum, frame):
+        if not state["running"]:
+            return
+        if not state.get("tracing"):  # the first stop: trace the lines of the learner's frames running now
+            state["tracing"] = True
+            sys.settrace(lambda *_: None)  # tracing on, new frames left untraced (the course's code among them)
+            caller = frame
+            while caller is not None:
+                if learners(caller):
+                    caller.f_trace, caller.f_trace_lines = every_line, True
+                caller = caller.f_back
         # Only in the learner's own code: raised in the course's or a library's code (a with statement's exit, say),
         # it could leave that code half done; the next stop comes 10 ms later.
-        if state["running"] and not frame.f_code.co_filename.startswith(libraries):
+        if learners(frame):
             raise OutOfTime()
 
-    previous = signal.signal(signal.SIGALRM, stop)
+    previous, previous_trace = signal.signal(signal.SIGALRM, stop), sys.gettrace()
     signal.setitimer(signal.ITIMER_REAL, seconds, AGAIN_EVERY)
     try:
         with _timer_kept(state):
@@ -98,3 +119,5 @@ def deadline(seconds):
         finished()
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        if state.get("tracing"):
+            sys.settrace(previous_trace)
