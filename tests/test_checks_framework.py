@@ -600,7 +600,8 @@ def test_a_whole_float_reads_with_its_zero_in_a_sentence():
 def test_a_check_that_is_not_its_cells_last_line_still_shows_once():
     """A new learner's trial: `check_softmax(my_softmax)` followed by another line showed nothing (the report was
     only the return value's display). In a kernel the checker displays its report as it returns; the cell's own
-    display of the returned result is then skipped, so a check on the last line shows once."""
+    display of the returned result is then skipped, so a check on the last line shows once. A checker the course
+    itself calls (a Parsons problem's Check) shows nothing of its own."""
     import nbclient
     from nbformat.v4 import new_code_cell, new_notebook
 
@@ -608,9 +609,12 @@ def test_a_check_that_is_not_its_cells_last_line_still_shows_once():
             "def s(x):\n    return np.exp(x) / np.exp(x).sum()\n")
     nb = new_notebook(cells=[new_code_cell(code + "check_softmax(s)\nx = 1"),
                              new_code_cell("for f in (s, s):\n    check_softmax(f)"),
-                             new_code_cell("check_softmax(s)")],
+                             new_code_cell("check_softmax(s)"),
+                             new_code_cell("from course_utils.lessons import parsons\n"  # a checker the course calls
+                                           "problem = parsons.get('03-masked-attention')\n"
+                                           "parsons.judge(problem, list(problem.lines))[0]")],
                       metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
     nbclient.NotebookClient(nb, timeout=120).execute()
     shown = [[o.get("data", {}).get("text/plain", "")[:13] for o in cell.outputs] for cell in nb.cells]
-    assert shown == [["Not yet right"], ["Not yet right"] * 2, ["Not yet right"]], shown
+    assert shown == [["Not yet right"], ["Not yet right"] * 2, ["Not yet right"], ["True"]], shown  # not shown there
     assert 'data-check-status="wrong"' in nb.cells[2].outputs[0]["data"]["text/html"]

@@ -218,6 +218,24 @@ def test_the_section_times_add_up_to_the_notebooks_time(path):
     assert not parts or sum(parts) == total, f"{path.name}: the Time line's parts {parts} add up to {sum(parts)}, not {total}"
 
 
+EXERCISE_TIME = re.compile(r"^### Exercise[^\n]*\*\((\d+) min\)\*", re.M)
+COUNT_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+
+
+@solved
+def test_the_time_lines_exercise_minutes_are_its_exercises_headings(path):
+    """A learner's trial: 02's Time line gave "four exercises 15" where its four exercise headings add up to 14. The
+    count and the minutes the Time line gives its exercises ("three exercises 17") are those of the headings."""
+    nb = read(path)
+    minutes = [int(m) for cell in nb.cells if cell.cell_type == "markdown" for m in EXERCISE_TIME.findall(cell.source)]
+    said = re.search(r"\b(" + "|".join(COUNT_WORDS) + r") exercises (\d+)\b", " ".join(intro_text(nb).split()))
+    if not minutes or said is None:
+        return
+    assert (COUNT_WORDS[said.group(1)], int(said.group(2))) == (len(minutes), sum(minutes)), (
+        f"{path.name}: the Time line says {said.group(0)!r}; its exercise headings give {len(minutes)} exercises, "
+        f"{sum(minutes)} min ({minutes})")
+
+
 @solved
 def test_closing_gives_key_points_and_the_next_notebook(path):
     nb = read(path)

@@ -149,12 +149,14 @@ def test_the_keyboard_path_alone_builds_and_checks_the_function(problem):
         press["Use"]()                                             # after the chosen line, which it then is
         for _ in range(line.indent - 1):
             press["Indent"]()
-    widget.function.value = 0                                      # the wrong line, at the top: down to the end
-    for _ in range(len(problem.lines)):
-        press["Move down"]()
-    assert widget.program[-1][0] == index[wrong.code] and widget.function.value == len(problem.lines)
+    widget.function.value = 0                                      # the wrong line, at the top, where it breaks it
     press["Check"]()
     assert "Not yet right" in widget.feedback.value and html.escape(wrong.feedback[:30]) in widget.feedback.value
+    for _ in range(len(problem.lines)):                            # down to the end, after the return
+        press["Move down"]()
+    assert widget.program[-1][0] == index[wrong.code] and widget.function.value == len(problem.lines)
+    press["Check"]()                                               # there it changes nothing: judged by what it computes
+    assert "<b>Correct.</b>" in widget.feedback.value and "changes nothing" in widget.feedback.value
     press["Leave out"]()                                           # the wrong line is still the chosen one
     widget.function.value = 1
     press["Move up"]()
@@ -226,3 +228,18 @@ def test_each_notebook_shows_its_problem_right_before_exercise_3(problem):
                         and re.search(r"^### Exercise 3 ·", c.source, re.M))
         before = [n for n, c in enumerate(cells) if c.cell_type == "code" and "check_" in c.source and n < exercise]
         assert len(calls) == 1 and before[-1] < calls[0] < exercise, f"{folder_.name}/{problem.notebook}"
+
+
+def test_a_wrong_line_where_it_changes_nothing_is_judged_by_what_the_function_computes():
+    """A new learner's trial: the line that masks the weights, put between the exponentials and the normalising line
+    (the scores already masked), computes the right thing; 'every order that computes the right thing is
+    accepted', so it passes, and the learner is told that the line changes nothing there."""
+    problem = parsons.get("03-masked-attention")
+    wrong = next(w for w in problem.distractors if w.mistake == "mask after the softmax")
+    lines = list(problem.lines)
+    at = next(n for n, line in enumerate(lines) if line.code.startswith("weights = np.exp(")) + 1
+    lines.insert(at, wrong)
+    assert run(problem, lines).status == CORRECT  # it really computes the right thing
+    said = build(Parsons(problem.key), lines).check()
+    assert said.startswith("Correct.") and f"Line {at + 2}, {wrong.code}, is one of the wrong lines" in said, said
+    assert wrong.feedback not in said

@@ -78,10 +78,10 @@ class CheckResult:
         return self.status == CORRECT
 
     def show(self):
-        """Display the report in the notebook, once. A checker does it as it returns, so that a check that is not its
-        cell's last line shows too (a learner added a line below it, or checks in a loop); the cell's own display of
-        the returned result (``_ipython_display_``) is then skipped."""
-        if not self._shown:
+        """Display the report in a notebook, once (nothing outside a Jupyter kernel). A checker called from a
+        learner's cell does it as it returns, so that a check that is not its cell's last line shows too (a line
+        added below it, checks in a loop); the cell's own display of the returned result is then skipped."""
+        if not self._shown and _in_a_kernel():
             self._shown = True
             from IPython.display import display
 
@@ -106,6 +106,15 @@ class CheckResult:
             parts.append(f'<div style="margin-top:6px"><strong>{label}:</strong> {_inline_code(text)}</div>')
         parts.append("</div>")
         return "\n".join(parts)
+
+
+def _in_a_kernel():
+    """True in a Jupyter kernel (IPython with a kernel attached), where a result can be displayed."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    return getattr(get_ipython(), "kernel", None) is not None
 
 
 def _inline_code(text):

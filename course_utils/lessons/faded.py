@@ -36,8 +36,8 @@ def check_steps(steps, args, expected, *, left, exercise, output_names=("output"
     CheckResult
         Prints as text; shows as a coloured box in Jupyter.
     """
-    model = ("Compare your line with the same step of the worked cell, your model, and open the hint below this "
-             "cell: it says what the step does.")
+    model = ("Compare your line with the same step, under the same label, of the fully worked computation above "
+             "(the notebook's text names its cell), and open the hint below this cell: it says what the step does.")
     result = run_check(steps, name=getattr(steps, "__name__", "your function"), reference=lambda *_: expected,
                        cases=[Case("the new input", tuple(args))], output_names=output_names,
                        arg_names=tuple(inspect.signature(steps).parameters) if callable(steps) else (),
@@ -48,4 +48,5 @@ def check_steps(steps, args, expected, *, left, exercise, output_names=("output"
                           "numbers on the new input.")
     else:
         result.message = f"{result.message}\nthe step{'s' * (len(left) > 1)} left for you: {named}"
+    result.show()  # a check cell's report, shown even when it is not the cell's last line
     return result

@@ -94,26 +94,33 @@ def judge(problem, lines, missing=0):
     """
     if not lines:
         return False, "Your function has no lines yet: choose one in the list and press Use.", None
-    wrong = [f"Line {n}, {line.code}: {line.feedback}" for n, line in enumerate(lines, 2) if isinstance(line, Distractor)]
-    if wrong:
-        return False, "\n".join(wrong), "Leave out the wrong line" + "s" * (len(wrong) > 1) + ", then check again."
+    used = [(n, line) for n, line in enumerate(lines, 2) if isinstance(line, Distractor)]
+    wrong = (False, "\n".join(f"Line {n}, {line.code}: {line.feedback}" for n, line in used),
+             "Leave out the wrong line" + "s" * (len(used) > 1) + ", then check again.")
     code, name = source(problem, lines), f"<parsons {problem.key}>"
     try:
         compiled = compile(code, name, "exec")
     except SyntaxError as err:  # lines are numbered as Python does: 1 is the def
+        if used:
+            return wrong
         n = min(max(err.lineno or 2, 2), len(lines) + 1)
         return False, f"Python cannot read line {n}, {lines[n - 2].code}: {err.msg}.", (
             "Indent the lines that belong to the def or if above them; a line after them at the same level ends them.")
     if missing:
-        return False, f"{missing} more of the lines in the list are needed.", "Every right line is used once."
+        return wrong if used else (False, f"{missing} more of the lines in the list are needed.",
+                                   "Every right line is used once.")
     try:
         result = _run(problem, compiled, code, name)
     except Exception as exc:  # the course's own code failed, not the learner's order
         return False, (f"The course could not check your order ({type(exc).__name__}: {exc}). This is a problem in "
                        "the course, not in your order: please report it."), None
-    if result.status == CORRECT:
-        return True, (f"Your function passes all {result.total} cases of {problem.exercise}'s checker. Now write it "
-                      "yourself in the exercise below."), None
+    if result.status == CORRECT:  # judged by what it computes: a wrong line where it changes nothing is no error
+        harmless = "".join(f" Line {n}, {line.code}, is one of the wrong lines, but where you put it, it changes "
+                           "nothing." for n, line in used)
+        return True, (f"Your function passes all {result.total} cases of {problem.exercise}'s checker.{harmless} "
+                      "Now write it yourself in the exercise below."), None
+    if used:
+        return wrong
     text = result.message.removeprefix("Not yet right: ")
     if re.search(r"\b(UnboundLocalError|NameError)\b", text):  # a line put above the one defining its name
         return False, text, ("The line under 'where' uses a name before the line that gives the name its value: move "
