@@ -230,7 +230,7 @@ def test_the_time_lines_exercise_minutes_are_its_exercises_headings(path):
     minutes = [int(m) for cell in nb.cells if cell.cell_type == "markdown" for m in EXERCISE_TIME.findall(cell.source)]
     said = re.search(r"\b(" + "|".join(COUNT_WORDS) + r") exercises (\d+)\b", " ".join(intro_text(nb).split()))
     if not minutes or said is None:
-        return
+        pytest.skip(f"{path.name}: no exercise headings with minutes, or a Time line without '<n> exercises <min>'")
     assert (COUNT_WORDS[said.group(1)], int(said.group(2))) == (len(minutes), sum(minutes)), (
         f"{path.name}: the Time line says {said.group(0)!r}; its exercise headings give {len(minutes)} exercises, "
         f"{sum(minutes)} min ({minutes})")

@@ -9,6 +9,7 @@ check of the same answer again keeps its level, a correct answer resets nothing,
 An answer is the same when its fingerprint is (``fingerprint``): its code, constants and names, its defaults
 and closure, and the same of the notebook's own functions it calls, so a comment or a re-run is no new attempt.
 """
+import contextlib
 import functools
 import types
 
@@ -40,6 +41,19 @@ def texts():
         if wrong:
             raise content.ContentError(f"course_utils/content/hint_levels.toml, [{name}]: missing or unknown {wrong}")
     return entries
+
+
+@contextlib.contextmanager
+def kept(name):
+    """Exercise ``name``'s level count as it was before the block: for a check that is no attempt of the learner's
+    at that exercise (a Parsons problem's Check runs the exercise's checker)."""
+    before = ATTEMPTS.get(name)
+    try:
+        yield
+    finally:
+        ATTEMPTS.pop(name, None)
+        if before is not None:
+            ATTEMPTS[name] = before
 
 
 def levelled(name, answer, result):

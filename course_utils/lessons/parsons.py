@@ -17,7 +17,7 @@ import numpy as np
 
 from course_utils import content
 from course_utils.checks import CHECKERS, CORRECT
-from course_utils.checks._levels import ATTEMPTS
+from course_utils.checks._levels import kept
 
 __all__ = ["PROBLEMS", "Distractor", "Line", "Problem", "get", "judge", "source"]
 
@@ -133,13 +133,8 @@ def _run(problem, compiled, code, name):
     linecache.cache[name] = (len(code), None, code.splitlines(True), name)  # a report shows the learner's line
     namespace = {"np": np, "__name__": "parsons"}
     exec(compiled, namespace)  # defines the function, nothing else
-    before = ATTEMPTS.get(problem.exercise)
-    try:
+    with kept(problem.exercise):
         return CHECKERS[problem.exercise].function(namespace[problem.function_name])
-    finally:
-        ATTEMPTS.pop(problem.exercise, None)
-        if before is not None:
-            ATTEMPTS[problem.exercise] = before
 
 
 def _problem(entry, where):
