@@ -423,7 +423,7 @@ class _File:
     committed_backup: Path | None = None
 
 
-def update(repo=None, *, course_root: str | None = None, backup_root=None, now=None) -> UpdateReport:
+def update(repo=None, *, course_root: str | None = None, backup_root=None, now=None, told=None) -> UpdateReport:
     """Update a clone of the course to the course's latest version, keeping the learner's work.
 
     See the module's docstring for the steps.
@@ -438,6 +438,10 @@ def update(repo=None, *, course_root: str | None = None, backup_root=None, now=N
         Where copies go (default: ``backups/`` in the clone).
     now : datetime, optional
         The time in the copies' names (default: now).
+    told : callable, optional
+        Called with the report before this returns; after an update, once the learner's work is back and before
+        the plan in .git/ is removed, so that a run killed before the learner was told is finished (and told)
+        by the next one.
 
     Returns
     -------
@@ -490,12 +494,14 @@ def update(repo=None, *, course_root: str | None = None, backup_root=None, now=N
     if journal.exists():
         plan = _read_journal(journal)
         if plan and plan.get("to") == head:
-            return _finish(git, plan, journal, resumed=True)
+            return _told(_finish(git, plan, journal, resumed=True), plan, journal, told)
         notes.append(_undo_interrupted_move(git, plan, head))  # the branch did not move: as before, then again
         journal.unlink(missing_ok=True)
     if head == new:
         report = UpdateReport(head, new)
         report.notes += notes
+        if told is not None:
+            told(report)
         return report
 
     _refuse_own_commits(git, branch, upstream)
@@ -528,7 +534,10 @@ def update(repo=None, *, course_root: str | None = None, backup_root=None, now=N
                          "deleted": files[p].mine is None} for p in restore if p in files]}
     for path in sorted(files):
         _plan_file(git, files[path], path in moved, plan)
-    notebook_lines = _course_notebook_lines(git, head, new, files, moved)
+    # what the report says besides the plan's own lines, kept for a run that finishes this one
+    plan["told"] = {"lines": [vars(line) for line in _course_notebook_lines(git, head, new, files, moved)],
+                    "backups": [str(path) for path in report.backups], "notes": notes,
+                    "environment_changed": [f for f in ENVIRONMENT_FILES if f in moved]}
 
     # 3. Move: restore what the move writes, then fast-forward (or reset past nbgitpuller's commits).
     try:
@@ -552,12 +561,19 @@ def update(repo=None, *, course_root: str | None = None, backup_root=None, now=N
                           f"{branch} is where it was; run {_command()} again once that is fixed.") from None
 
     # 4. The learner's work back.
-    finished = _finish(git, plan, journal, resumed=False)
-    finished.lines = notebook_lines + finished.lines
-    finished.lines = _one_per_path(finished.lines)
-    finished.backups = report.backups
-    finished.notes = notes + finished.notes
-    finished.environment_changed = [f for f in ENVIRONMENT_FILES if f in moved]
+    return _told(_finish(git, plan, journal, resumed=False), plan, journal, told)
+
+
+def _told(finished: UpdateReport, plan: dict, journal: Path, told) -> UpdateReport:
+    """``finished`` with what the plan kept for the report; ``told(report)`` before the plan goes."""
+    kept = plan.get("told", {})
+    finished.lines = _one_per_path([Line(**line) for line in kept.get("lines", [])] + finished.lines)
+    finished.backups = [Path(path) for path in kept.get("backups", [])]
+    finished.notes = kept.get("notes", []) + finished.notes
+    finished.environment_changed = kept.get("environment_changed", [])
+    if told is not None:
+        told(finished)
+    journal.unlink(missing_ok=True)
     return finished
 
 
@@ -923,7 +939,6 @@ def _finish(git: _Git, plan: dict, journal: Path, *, resumed: bool) -> UpdateRep
         raise UpdateError(f"{sentences} The branch is on the course's new version and copies of your files are "
                           f"in backups/; once that is fixed, run {_command()} again: it finishes writing your "
                           f"work back.")
-    journal.unlink(missing_ok=True)
     if resumed:
         report.notes.append("Finished the update that was interrupted: your work is back in place.")
     return report
@@ -962,14 +977,13 @@ def main(argv=None) -> int:
     except SystemExit as exit_:
         return exit_.code if isinstance(exit_.code, int) else 2
     try:
-        report = update(args.repo)
+        update(args.repo, told=lambda report: print(report.text(), flush=True))
     except (Refused, UpdateError, WriteError) as err:
         print(f"{_command()}: {err}", file=sys.stderr)
         return 1
     except _GitFailed as err:
         print(f"{_command()}: {err}. Nothing was changed unless a line above says so.", file=sys.stderr)
         return 1
-    print(report.text())
     return 0
 
 
