@@ -113,11 +113,11 @@ def test_the_text_stand_in_is_the_question_and_the_notebooks_store_it(claim):
 
 @claims
 def test_the_verdict_cell_is_folded_closed_and_the_demonstration_follows_it(claim):
-    text = myths.verdict_markdown(claim.key)
+    text = tool.verdict_markdown(claim.key)
     assert text.startswith("<details><summary>Verdict (choose first)</summary>\n\n") and text.endswith("</details>")
     assert "<details open" not in text
     assert f'**"{claim.claim}"**' in text                  # on one line: how the notebooks' claims are found
-    assert all(len(line) <= myths.WIDTH for line in text.splitlines())
+    assert all(len(line) <= tool.WIDTH for line in text.splitlines())
     nb = _notebook("solutions", claim.notebook)
     ids = [c.get("id") for c in nb.cells]
     (asked,) = [n for n, key in tool.asked_claims(nb) if key == claim.key]

@@ -1,10 +1,10 @@
 """The *Myth or fact?* verdict cells of the solved notebooks, written from their one home (``lessons.myths``).
 
 In ``solutions/``, every claim is asked by a code cell ``cu.widgets.MythOrFact("NN-name")`` and answered by the
-markdown cell right below it: the verdict folded in a ``<details>`` (``lessons.myths.verdict_markdown``), for a
-page without a running notebook. ``problems`` says where a notebook departs from that; ``write`` rewrites the
-verdict cells from the claims (after an edit of ``course_utils/content/myths.toml``), inserting one where it is
-missing. Then execute the notebook and regenerate its learner version (``python tools/build.py``).
+markdown cell right below it: the verdict folded in a ``<details>`` (``verdict_markdown``), for a page without
+a running notebook (GitHub, nbconvert, ``python tools/html_pages.py``). ``problems`` says where a notebook departs
+from that; ``write`` rewrites the verdict cells from the claims (after an edit of ``course_utils/content/myths.toml``),
+inserting one where it is missing. Then execute the notebook and regenerate its learner version (``python tools/build.py``).
 
 Command line (from the repository root)::
 
@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import argparse
 import ast
+import re
 import sys
+import textwrap
 from pathlib import Path
 
 import nbformat
@@ -26,11 +28,40 @@ from build import write_notebook
 
 from course_utils.lessons import myths
 
-__all__ = ["asked_claims", "problems", "write", "main"]
+__all__ = ["asked_claims", "problems", "verdict_markdown", "write", "main"]
 
 SOLUTIONS_DIR = REPO_ROOT / "solutions"
 #: The notebooks that have a Myth or fact? section.
 NOTEBOOKS = tuple(sorted({claim.notebook for claim in myths.CLAIMS}))
+#: The width the notebooks' markdown is wrapped at.
+WIDTH = 118
+_MATH = re.compile(r"\$[^$]+\$")
+_NO_BREAK = "\x00"
+
+
+def verdict_markdown(key: str) -> str:
+    """The markdown cell that follows a claim's widget: the claim, its verdict and the feedback, folded away.
+
+    A page without a running notebook shows the fold closed; opening it gives the verdict, why, and what each
+    choice probably meant. The claim stands inside as ``**"..."**``, which is how the notebooks' claims are found.
+    """
+    claim = myths.by_key(key)
+    other = next(choice for choice, _ in myths.ANSWERS if choice != claim.answer)
+    after = f" {myths.DEMO_NOTE}" if claim.demo else ""
+    quoted = f"**\"{claim.claim}\"**".replace(" ", _NO_BREAK)  # on one line: how the notebooks' claims are found
+    paragraphs = [f"{quoted} **{claim.ruling}.** {claim.explanation}{after}",
+                  f"*If you chose {claim.label(other)}:* {claim.feedback[other]}",
+                  f"*If you chose {claim.label(claim.answer)}:* {claim.feedback[claim.answer]}"]
+    body = "\n\n".join(_wrap(paragraph) for paragraph in paragraphs)
+    return f"<details><summary>Verdict (choose first)</summary>\n\n{body}\n</details>"
+
+
+def _wrap(paragraph: str) -> str:
+    """A paragraph wrapped at ``WIDTH``, never inside ``$...$`` (inline maths stays on one line) nor where
+    ``_NO_BREAK`` stands for a space."""
+    kept = _MATH.sub(lambda m: m.group(0).replace(" ", _NO_BREAK), paragraph)
+    lines = textwrap.wrap(kept, WIDTH, break_long_words=False, break_on_hyphens=False)
+    return "\n".join(lines).replace(_NO_BREAK, " ")
 
 
 def _asked_key(cell):
@@ -54,7 +85,7 @@ def asked_claims(nb):
 
 
 def _verdict_cell(key, cell_id):
-    cell = nbformat.v4.new_markdown_cell(myths.verdict_markdown(key))
+    cell = nbformat.v4.new_markdown_cell(verdict_markdown(key))
     cell["id"] = cell_id
     return cell
 
@@ -74,14 +105,14 @@ def problems(nb, number):
     verdict_cells = set()
     for n, key in asked:
         try:
-            text = myths.verdict_markdown(key)
+            text = verdict_markdown(key)
         except KeyError as err:
             found.append(f"cell {nb.cells[n].get('id')}: {err.args[0]}")
             continue
         below = nb.cells[n + 1] if n + 1 < len(nb.cells) else None
         if below is None or below.cell_type != "markdown" or below.source != text:
             found.append(f"cell {nb.cells[n].get('id')}: the cell below must be the verdict of {key!r} as "
-                         "lessons.myths.verdict_markdown writes it (python tools/myths.py --write)")
+                         "verdict_markdown writes it (python tools/myths.py --write)")
         else:
             verdict_cells.add(n + 1)
     for n, cell in enumerate(nb.cells):
@@ -106,7 +137,7 @@ def write(path):
     nb = nbformat.read(path, as_version=4)
     changed = False
     for n, key in reversed(asked_claims(nb)):
-        text = myths.verdict_markdown(key)
+        text = verdict_markdown(key)
         below = nb.cells[n + 1] if n + 1 < len(nb.cells) else None
         if below is not None and below.cell_type == "markdown" and "<details><summary>Verdict" in below.source:
             if below.source != text:

@@ -2,11 +2,9 @@
 
 Each claim is asked before it is answered: the notebook shows ``cu.widgets.MythOrFact("01-best-key")`` (the claim
 and two buttons, **Myth** and **Fact**; the verdict, the explanation and the feedback for the choice appear only
-after a choice), and right below it a markdown cell that holds the same verdict folded away in a
-``<details><summary>Verdict (choose first)</summary>`` for a page without a running notebook (GitHub, nbconvert,
-``python tools/html_pages.py``). That markdown cell is generated from the claim (``verdict_markdown``) and
-checked against it by the tests, so the words have one home: the data file. ``python tools/myths.py --write``
-writes the cells after an edit of it.
+after a choice), and right below it a markdown cell that holds the same verdict folded away for a page without a
+running notebook, written from the claim by ``python tools/myths.py --write`` (its ``verdict_markdown``) and
+checked against it by the tests, so the words have one home: the data file.
 
 Text fields are markdown with inline maths (``$...$``), ``**bold**``, ``*italics*`` and ```code``` only: the widget
 turns them into HTML (``course_utils.widgets.myths``), and the notebooks render them as they are.
@@ -15,20 +13,14 @@ The concept inventory (``course_utils.lessons.inventory``) names some of these c
 """
 from __future__ import annotations
 
-import re
-import textwrap
 from dataclasses import dataclass
 
 from course_utils import content
 
-__all__ = ["ANSWERS", "CLAIMS", "Claim", "by_key", "claims_of", "verdict_markdown"]
+__all__ = ["ANSWERS", "CLAIMS", "Claim", "by_key", "claims_of"]
 
 #: Where the demonstration of a claim is, as the widget and the folded verdict say it.
 DEMO_NOTE = "The demonstration is the code cell after the folded verdict."
-#: The width the notebooks' markdown is wrapped at.
-WIDTH = 118
-_MATH = re.compile(r"\$[^$]+\$")
-_NO_BREAK = "\x00"
 
 #: The choices a learner has, as (key, button label); every claim's ``answer`` is one of the keys.
 ANSWERS = (("myth", "Myth"), ("fact", "Fact"))
@@ -125,27 +117,3 @@ def claims_of(notebook: str) -> list[Claim]:
     """The claims of one notebook (``"03"``, or a stem such as ``"03-masks"``), in the order they are asked."""
     return [claim for claim in CLAIMS if claim.notebook == str(notebook)[:2]]
 
-
-def verdict_markdown(key: str) -> str:
-    """The markdown cell that follows a claim's widget: the claim, its verdict and the feedback, folded away.
-
-    A page without a running notebook shows the fold closed; opening it gives the verdict, why, and what each
-    choice probably meant. The claim stands inside as ``**"..."**``, which is how the notebooks' claims are found.
-    """
-    claim = by_key(key)
-    other = next(choice for choice, _ in ANSWERS if choice != claim.answer)
-    after = f" {DEMO_NOTE}" if claim.demo else ""
-    quoted = f"**\"{claim.claim}\"**".replace(" ", _NO_BREAK)  # on one line: how the notebooks' claims are found
-    paragraphs = [f"{quoted} **{claim.ruling}.** {claim.explanation}{after}",
-                  f"*If you chose {claim.label(other)}:* {claim.feedback[other]}",
-                  f"*If you chose {claim.label(claim.answer)}:* {claim.feedback[claim.answer]}"]
-    body = "\n\n".join(_wrap(paragraph) for paragraph in paragraphs)
-    return f"<details><summary>Verdict (choose first)</summary>\n\n{body}\n</details>"
-
-
-def _wrap(paragraph: str) -> str:
-    """A paragraph wrapped at ``WIDTH``, never inside ``$...$`` (inline maths stays on one line) nor where
-    ``_NO_BREAK`` stands for a space."""
-    kept = _MATH.sub(lambda m: m.group(0).replace(" ", _NO_BREAK), paragraph)
-    lines = textwrap.wrap(kept, WIDTH, break_long_words=False, break_on_hyphens=False)
-    return "\n".join(lines).replace(_NO_BREAK, " ")
