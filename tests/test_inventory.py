@@ -141,7 +141,6 @@ def test_every_pointer_names_a_cell_that_exists_in_the_section_it_says(what, whe
         except KeyError:
             pytest.fail(f"{what}: {path.relative_to(ROOT)} has no cell {where.cell!r}")
         assert section == where.section, f"{what}: cell {where.cell} is in section {section}, not {where.section}"
-    assert (ROOT / where.path).exists()
 
 
 def test_the_pointer_rule_catches_a_wrong_section():
@@ -256,6 +255,15 @@ def test_a_file_is_read_back_and_never_trusted(tmp_path):
     (tmp_path / "other.json").write_text('{"format": "something else"}')
     with pytest.raises(inv.InventoryFileError, match="not an answer file"):
         inv.read_record(tmp_path / "other.json")
+
+
+def test_a_file_read_back_keeps_the_positions_the_choices_were_shown_at(tmp_path):
+    positions = {item.key: n % 4 + 1 for n, item in enumerate(inv.ITEMS[:-1])}  # the last one left unanswered
+    chosen = {key: inv.CORRECT for key in positions}
+    path = inv.save(inv.make_record("Bo", "pre", chosen, positions=positions, now=NOON), tmp_path)
+    record = inv.read_record(path)
+    assert [entry["position"] for entry in record["items"]] == [positions.get(item.key) for item in inv.ITEMS]
+    assert record == json.loads(path.read_text())
 
 
 # --- the form ----------------------------------------------------------------------------------------

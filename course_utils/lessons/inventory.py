@@ -1,4 +1,4 @@
-"""The concept inventory: twelve multiple-choice items on what the course teaches, taken before and after.
+"""The concept inventory: multiple-choice items on what the course teaches, taken before and after.
 
 The items, their answers and their feedback have one home, ``course_utils/content/inventory.toml`` (read here;
 the widget in ``course_utils.widgets.inventory``, notebooks 00 and 08, the report ``python
@@ -73,11 +73,6 @@ class Where:
 
     def __str__(self):
         return f"notebook {self.notebook[:2]}, section {self.section} (cell {self.cell})"
-
-    @property
-    def path(self):
-        """The notebook a learner opens: ``notebooks/<stem>.ipynb``."""
-        return f"notebooks/{self.notebook}.ipynb"
 
 
 @dataclass(frozen=True)
@@ -425,15 +420,8 @@ def read_record(path):
         raise InventoryFileError(f"{path}: version {record.get('version')!r}; this course reads version {VERSION}")
     try:
         chosen = {entry["key"]: entry["chosen"] for entry in record["items"]}
-        clean = make_record(record["nickname"], record["attempt"], chosen,
-                            now=datetime.fromisoformat(record["saved_at"]))
+        positions = {entry["key"]: entry.get("position") for entry in record["items"]}
+        return make_record(record["nickname"], record["attempt"], chosen, positions=positions,
+                           now=datetime.fromisoformat(record["saved_at"]))
     except (KeyError, TypeError, ValueError) as err:
         raise InventoryFileError(f"{path}: {err}") from None
-    clean["items"] = [dict(entry, position=p.get("position"))
-                      for entry, p in zip(clean["items"], _by_key(record["items"]))]
-    return clean
-
-
-def _by_key(entries):
-    by_key = {entry.get("key"): entry for entry in entries}
-    return [by_key.get(item.key, {}) for item in ITEMS]
