@@ -14,11 +14,6 @@ _MASK_DTYPE_HINT = (
 )
 
 
-def _index(flat_index, shape):
-    """Turn a flat index into a readable index tuple, e.g. (1, 2)."""
-    return tuple(int(i) for i in np.unravel_index(flat_index, shape))
-
-
 def as_float_array(x, name, *, nan_ok=False, posinf_ok=False, neginf_ok=False):
     """Convert ``x`` to a floating ndarray, or raise an error that names ``name``.
 
@@ -101,7 +96,7 @@ def _check_nonfinite(arr, name, *, nan_ok, posinf_ok, neginf_ok, what=""):
         problems.append(("-inf", np.isneginf(arr)))
     for label, bad in problems:
         if bad.any():
-            where = _index(np.flatnonzero(bad)[0], arr.shape)
+            where = tuple(int(i) for i in np.unravel_index(np.flatnonzero(bad)[0], arr.shape))  # e.g. (1, 2)
             count = int(bad.sum())
             raise ValueError(
                 f"{name} contains {label} at index {where} ({count} such entr"
@@ -160,16 +155,16 @@ def check_array_size(shape, itemsize, what, copies=1, instead=""):
                          f"{room}{instead}")
 
 
-def check_positive_int(value, name, *, at_most=None, why=""):
+def check_positive_int(value, name, *, at_most=None, why="", minimum=1):
     """Return ``value`` as an int if it is a positive integer, else raise a TypeError (not an integer: floats such
     as 2.0 and bools are refused) or a ValueError (zero or negative, or more than ``at_most`` when given: a size far
-    beyond what the course uses, which would take minutes or swap; ``why`` is added to that message)."""
+    beyond what the course uses, which would take minutes or swap; ``why`` is added to that message).
+    ``minimum=0`` accepts 0 too and words the errors "a non-negative int" (``check_seed``)."""
+    kind = "positive" if minimum > 0 else "non-negative"
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise TypeError(
-            f"{name} must be a positive int; got {value!r} of type {type(value).__name__}"
-        )
-    if value <= 0:
-        raise ValueError(f"{name} must be a positive int; got {name}={value}")
+        raise TypeError(f"{name} must be a {kind} int; got {value!r} of type {type(value).__name__}")
+    if value < minimum:
+        raise ValueError(f"{name} must be a {kind} int; got {name}={value}")
     if at_most is not None and value > at_most:
         raise ValueError(f"{name}={int(value):,} is more than the limit {name} <= {at_most:,}{why}")
     return int(value)
@@ -178,26 +173,7 @@ def check_positive_int(value, name, *, at_most=None, why=""):
 def check_seed(seed, name="seed"):
     """Return ``seed`` as an int if it is a non-negative integer, else raise as ``check_positive_int`` does (the one
     seed check of the package, so every function that takes a seed words the same mistake the same way)."""
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral):
-        raise TypeError(f"{name} must be a non-negative int; got {seed!r} of type {type(seed).__name__}")
-    if seed < 0:
-        raise ValueError(f"{name} must be a non-negative int; got {name}={seed}")
-    return int(seed)
-
-
-def broadcast_leading(shapes, names):
-    """The broadcast leading (batch) shape, ``shape[:-2]``, of the full ``shapes`` of the arrays called ``names``;
-    a ValueError naming every shape when they do not broadcast."""
-    leads = [tuple(s[:-2]) for s in shapes]
-    try:
-        return tuple(np.broadcast_shapes(*leads))
-    except ValueError:
-        got = ", ".join(f"{n} {lead}" for n, lead in zip(names, leads))
-        full = ", ".join(f"{n} shape {tuple(s)}" for n, s in zip(names, shapes))
-        raise ValueError(
-            f"the leading (batch) dims do not broadcast: {got} ({full}); "
-            f"each leading dim must be equal or 1"
-        ) from None
+    return check_positive_int(seed, name, minimum=0)
 
 
 def as_mask(mask, scores_shape, name="mask"):
@@ -313,7 +289,13 @@ def check_qkv(q, k, v):
         )
     if d_k == 0:
         raise ValueError(f"q and k have d_k=0 (q shape {q.shape}, k shape {k.shape})")
-    lead = broadcast_leading([q.shape, k.shape, v.shape], ["q", "k", "v"])
+    try:
+        lead = tuple(np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2]))
+    except ValueError:
+        raise ValueError(
+            f"the leading (batch) dims do not broadcast: q {q.shape[:-2]}, k {k.shape[:-2]}, v {v.shape[:-2]} "
+            f"(q shape {q.shape}, k shape {k.shape}, v shape {v.shape}); each leading dim must be equal or 1"
+        ) from None
     return q, k, v, lead
 
 
