@@ -12,6 +12,7 @@ which fails when the name exists, so two runs in the same second cannot overwrit
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import tempfile
@@ -99,27 +100,21 @@ def _write_all(fd: int, data: bytes) -> None:
 
 def _sync_folder(folder: Path) -> None:
     """Make a rename in ``folder`` durable (best effort: not every system syncs folders)."""
-    try:
+    with contextlib.suppress(OSError):
         fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 def _take_name(tmp: Path, path: Path) -> None:
     """Give ``tmp``'s content the name ``path``, failing with FileExistsError if ``path`` exists."""
     try:
         os.link(tmp, path)  # atomic, and never replaces an existing file
-    except FileExistsError:
-        raise
     except OSError as err:
         if err.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK, errno.EXDEV):
-            raise
+            raise  # FileExistsError (EEXIST) among them
         # A file system without hard links (FAT, some network shares): reserve the name, then rename over it.
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         os.close(fd)
@@ -163,10 +158,8 @@ def write_bytes(path, data: bytes, *, exclusive: bool = False) -> Path:
         raise WriteError(path, err) from None
     finally:
         if tmp is not None:
-            try:
+            with contextlib.suppress(OSError):
                 tmp.unlink(missing_ok=True)
-            except OSError:
-                pass
     return path
 
 

@@ -117,6 +117,20 @@ def test_write_new_never_replaces_and_verifies(tmp_path):
     no_leftovers(tmp_path, [first.name, second.name])
 
 
+def test_write_new_never_replaces_on_a_file_system_without_hard_links(tmp_path, monkeypatch):
+    def no_links(src, dst):  # FAT, some network shares
+        raise OSError(errno.EPERM, "Operation not permitted")
+
+    monkeypatch.setattr(_files.os, "link", no_links)
+    first = _files.write_new(tmp_path, "a", "20261201-000000", ".json", b"one")
+    second = _files.write_new(tmp_path, "a", "20261201-000000", ".json", b"two")
+    assert (first.read_bytes(), second.read_bytes()) == (b"one", b"two")
+    with pytest.raises(FileExistsError):
+        _files.write_bytes(first, b"three", exclusive=True)
+    assert first.read_bytes() == b"one"
+    no_leftovers(tmp_path, [first.name, second.name])
+
+
 def test_reset_with_a_full_backups_folder(folders, monkeypatch, capsys):
     solutions, notebooks, backups = folders
     before = (notebooks / NAME).read_bytes()
