@@ -1,19 +1,14 @@
-"""course_utils: the helper package of the course "Self-attention, hands-on".
+"""course_utils: the helper package of the course "Self-attention, hands-on": what a notebook imports.
 
-The package is arranged by who it serves (the module map, one line per module: docs/architecture.md):
+Arranged by who it serves (the module map, one line per module, is docs/architecture.md):
 
 - top level, the **reference** learners call and compare with (numpy only, imported here):
   :func:`softmax`, :func:`scaled_dot_product_attention`, :func:`attention_row`, :func:`causal_mask`,
   :func:`padding_mask`, :func:`split_heads`, :func:`merge_heads`, :func:`multi_head_attention`,
-  :func:`blockwise_attention`; beside them ``plots`` (the course's figures), ``style`` (its colours
-  and fonts) and ``alt_text`` (what each figure shows, in words, and publishing it as ``<img alt>`` + PNG);
-- ``lessons``: every toy input (``lessons.data``) and the helpers one lesson needs;
-- ``widgets`` and ``checks``: the dashboards and the exercise checkers, one module per notebook topic
-  (``row`` 01, ``qkv`` 02, ``masks`` 03, ``heads`` 04, ``reading`` 05, ``learned`` 06, ``scale`` 07);
-- ``doctor``: the setup check of notebook 00 (``make doctor`` runs it too); ``safe_files``: how the course writes
-  a file (the concept inventory's answers).
-
-What knows the repository checkout (build, update, reset, ...) is not here: it is the root folder ``tools/``.
+  :func:`blockwise_attention`; beside them ``plots``, ``style`` and ``alt_text`` (each figure in words);
+- ``lessons`` (every toy input and the helpers one lesson needs), ``widgets`` and ``checks`` (the dashboards and
+  the exercise checkers, one module per notebook topic), ``doctor`` (the setup check of notebook 00) and
+  ``safe_files`` (how the course writes a file). What knows the checkout (build, update, reset) is the root ``tools/``.
 
 Subpackages and the modules that need matplotlib or ipywidgets load on first use
 (``import course_utils as cu; cu.plots.attention_heatmap(...)``, ``cu.lessons.data.TICKET``).
