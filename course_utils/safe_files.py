@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import itertools
 import os
 import tempfile
 from pathlib import Path
@@ -168,13 +169,10 @@ def write_new(folder, stem: str, stamp: str, suffix: str, data: bytes) -> Path:
     while the name is taken) and return its path; WriteError when it cannot be written (no partial file is left)."""
 
     folder = make_dirs(folder)
-    counter = 0
-    while True:
+    for counter in itertools.count():
         candidate = folder / f"{stem}.{stamp}{f'-{counter}' if counter else ''}{suffix}"
-        try:
+        with contextlib.suppress(FileExistsError):  # the name is taken: try the next
             return write_bytes(candidate, data, exclusive=True)
-        except FileExistsError:
-            counter += 1
 
 
 def _umask() -> int:
