@@ -84,18 +84,12 @@ def _numbers_as_float(arr, name):
 
 def _check_nonfinite(arr, name, *, nan_ok, posinf_ok, neginf_ok, what=""):
     """Raise ValueError at the first NaN / +inf / -inf entry of ``arr`` that is not allowed."""
-    finite = np.isfinite(arr)
-    if finite.all():
+    if np.isfinite(arr).all():
         return
-    problems = []
-    if not nan_ok:
-        problems.append(("NaN", np.isnan(arr)))
-    if not posinf_ok:
-        problems.append(("+inf", np.isposinf(arr)))
-    if not neginf_ok:
-        problems.append(("-inf", np.isneginf(arr)))
-    for label, bad in problems:
-        if bad.any():
+    allowed = {"NaN": (nan_ok, np.isnan), "+inf": (posinf_ok, np.isposinf), "-inf": (neginf_ok, np.isneginf)}
+    for label, (ok, test) in allowed.items():
+        bad = test(arr)
+        if not ok and bad.any():
             where = tuple(int(i) for i in np.unravel_index(np.flatnonzero(bad)[0], arr.shape))  # e.g. (1, 2)
             count = int(bad.sum())
             raise ValueError(
