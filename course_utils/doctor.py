@@ -15,10 +15,10 @@ What is checked
 In a clone: python (3.10 or newer; the ``.venv``'s Python where there is one), packages (equal to the lock that
 fits this Python), course_utils (imported from this repository; editable in ``.venv``), environment (``.venv``'s
 stamp newer than the lock), matplotlib (draws; inline in a notebook), widgets (the serving JupyterLab has the widget
-extension matching ipywidgets) and kernel (the ``python3`` kernel is the course's Python). In Colab or a pip install
-(:data:`PACKAGE_PLACES`) the running Python is the course's environment: its version, every requirement
-course_utils declares (installed, within bounds, loaded as installed), where course_utils imports from, figures,
-and that ipywidgets imports (the page's widget support cannot be probed from Python there).
+extension matching ipywidgets) and, run by tools/doctor.py, kernel (the ``python3`` kernel is the course's Python). In
+Colab or a pip install (:data:`PACKAGE_PLACES`) the running Python is the course's environment: its version, every
+requirement course_utils declares (installed, within bounds, loaded as installed), where course_utils imports from,
+figures, and that ipywidgets imports (the page's widget support cannot be probed from Python there).
 
 Each fix is worded for where the course runs (:func:`place`): ``make`` in a clone (course.py's form without make:
 :func:`course_command`), the admin on a JupyterHub or Binder, Colab's Runtime menu, ``python -m pip`` for an
@@ -56,7 +56,6 @@ __all__ = [
     "diagnose_course_utils",
     "diagnose_figure",
     "diagnose_kernel_python",
-    "diagnose_kernelspec",
     "diagnose_matplotlib_backend",
     "diagnose_packages",
     "diagnose_python",
@@ -68,7 +67,6 @@ __all__ = [
     "place",
     "find_repo",
     "interpreter_from_script",
-    "kernel_interpreter",
     "lock_name",
     "main",
     "matplotlib_diagnoses",
@@ -845,9 +843,9 @@ def server_from_cmdline(cmdline) -> str | None:
     return interpreter_from_script(found)
 
 
-# Run by a server's Python: what its JupyterLab would load (uses only what every Jupyter installation has); with
-# --kernel, by a kernel's Python from a neutral folder: can it run the course's notebooks?
-_PROBE = r"""
+# Run by a server's Python: what its JupyterLab would load (uses only what every Jupyter installation has). The
+# head (up to `out`) starts tools/doctor.py's probe of a kernel's Python too.
+_PROBE_HEAD = r"""
 import importlib.util, json, os, sys
 def version(name):
     try:
@@ -856,30 +854,23 @@ def version(name):
     except Exception:
         return None
 out = {"executable": sys.executable, "prefix": sys.prefix, "version": list(sys.version_info[:3])}
-if "--kernel" in sys.argv:
-    out["numpy"] = version("numpy")
-    try:
-        spec = importlib.util.find_spec("course_utils")
-        out["course_utils"] = spec.origin if spec else None
-    except Exception:
-        out["course_utils"] = None
-    out["ipykernel"] = importlib.util.find_spec("ipykernel") is not None
-else:
-    names = ("jupyterlab", "jupyterlab_widgets", "ipywidgets", "notebook", "jupyter_server", "ipykernel")
-    out["dists"] = {name: version(name) for name in names}
-    try:
-        from jupyter_core.paths import jupyter_path
-        found = []
-        for folder in jupyter_path("labextensions"):
-            path = os.path.join(folder, "@jupyter-widgets", "jupyterlab-manager", "package.json")
-            if os.path.isfile(path):
-                with open(path) as handle:
-                    found.append([path, json.load(handle).get("version")])
-        out["widget_labextensions"] = found
-        out["jupyter_path"] = os.environ.get("JUPYTER_PATH", "")
-    except Exception as error:
-        out["widget_labextensions"] = None
-        out["error"] = repr(error)
+"""
+_PROBE = _PROBE_HEAD + r"""
+names = ("jupyterlab", "jupyterlab_widgets", "ipywidgets", "notebook", "jupyter_server", "ipykernel")
+out["dists"] = {name: version(name) for name in names}
+try:
+    from jupyter_core.paths import jupyter_path
+    found = []
+    for folder in jupyter_path("labextensions"):
+        path = os.path.join(folder, "@jupyter-widgets", "jupyterlab-manager", "package.json")
+        if os.path.isfile(path):
+            with open(path) as handle:
+                found.append([path, json.load(handle).get("version")])
+    out["widget_labextensions"] = found
+    out["jupyter_path"] = os.environ.get("JUPYTER_PATH", "")
+except Exception as error:
+    out["widget_labextensions"] = None
+    out["error"] = repr(error)
 if "--kernelspecs" in sys.argv:
     try:
         from jupyter_client.kernelspec import KernelSpecManager
@@ -991,19 +982,6 @@ def diagnose_server_widgets(server: dict, label: str, ipywidgets_version, env: C
     return _ok(name, f"JupyterLab {lab} with widget extension {version}: sliders can render")
 
 
-def kernel_interpreter(argv, server: dict) -> str:
-    """The interpreter a kernelspec's ``argv`` starts, as jupyter_client resolves it (``python``, ``python3``,
-    ``python3.X`` of the server's version: the server's interpreter)."""
-    command = argv[0] if argv else ""
-    version = server.get("version") or [3]
-    names = {"python", f"python{version[0]}", "python" + ".".join(str(v) for v in version[:2])}
-    if command in names and server.get("executable"):
-        return server["executable"]
-    if os.path.isabs(command):
-        return command
-    return shutil.which(command) or command
-
-
 def _stray_fix(folder, server: dict, what: str, effect: str) -> str:
     """The fix for a kernelspec or extension folder found outside the server's environment."""
     jupyter_path = _jupyter_path(server)
@@ -1015,75 +993,6 @@ def _stray_fix(folder, server: dict, what: str, effect: str) -> str:
 
 def _jupyter_path(server: dict) -> list:
     return [p for p in (server.get("jupyter_path") or "").split(os.pathsep) if p]
-
-
-def _kernel_fix(resource_dir, interpreter, server: dict, is_course_server: bool, env: CourseEnv) -> str:
-    if resource_dir and any(_inside(resource_dir, p) for p in _jupyter_path(server)):
-        return _stray_fix(resource_dir, server, "kernel", "hides the course's")
-    own = (server.get("executable") and _same_interpreter(interpreter, server["executable"])
-           and (not resource_dir or _inside(resource_dir, server.get("prefix", "/nonexistent"))
-                or "ipykernel" in str(resource_dir)))
-    if own and not is_course_server:
-        return _server_fix(False, env)
-    if resource_dir:
-        return (f"Another environment installed a kernel named python3 in {resource_dir} that hides the course's: "
-                f"remove it with `rm -r '{resource_dir}'` (every environment's JupyterLab still offers its own "
-                "Python 3 kernel)")
-    return _server_fix(is_course_server, env)
-
-
-def diagnose_kernelspec(server: dict, label: str, env: CourseEnv, course_numpy, is_course_server: bool,
-                     probe=None) -> Finding:
-    """The ``python3`` kernel that this server starts for the notebooks is the course's Python.
-
-    `server` is what :func:`probe_server` found (``server["kernelspecs"]``: ``{name: {"resource_dir": ..., "spec":
-    {"argv": [...]}}}``); `course_numpy` is numpy's version in the course's environment; `probe(interpreter, env)`
-    (default: :data:`_PROBE` ``--kernel`` run there) returns ``numpy``, ``course_utils`` (its origin), ``ipykernel`` or
-    ``error``.
-    """
-    name = f"kernel ({label})"
-    specs = server.get("kernelspecs")
-    if specs is None:
-        return _problem(name, f"cannot list its kernels ({server.get('kernelspec_error') or server.get('error')})",
-                        _server_fix(is_course_server, env))
-    entry = specs.get("python3")
-    if entry is None:
-        return _problem(name, "it has no python3 kernel (the notebooks ask for it; is ipykernel installed there?)",
-                        _server_fix(is_course_server, env))
-    argv = (entry.get("spec") or {}).get("argv") or []
-    resource_dir = entry.get("resource_dir")
-    interpreter = kernel_interpreter(argv, server)
-    if _same_interpreter(interpreter, env.python):
-        return _ok(name, f"its python3 kernel runs {env.show(interpreter)}, the course's Python")
-    found = (probe or _probe_kernel)(interpreter, env)
-    reasons = []
-    if "error" in found:
-        reasons.append(found["error"])
-    else:
-        origin = found.get("course_utils")
-        if not origin:
-            reasons.append("cannot import course_utils")
-        elif not _inside(origin, env.repo / "course_utils"):
-            reasons.append(f"imports course_utils from {Path(origin).parent}")
-        if course_numpy and found.get("numpy") != course_numpy:
-            numpy = f"numpy {found['numpy']}" if found.get("numpy") else "no numpy"
-            reasons.append(f"has {numpy} (the course's: {course_numpy})")
-        if not found.get("ipykernel"):
-            reasons.append("has no ipykernel (the kernel dies at start)")
-    if not reasons:
-        return _ok(name, f"its python3 kernel runs {interpreter}, which has the course's packages")
-    where = f" (kernelspec: {resource_dir})" if resource_dir else ""
-    which = reasons[0] if len(reasons) == 1 else ", ".join(reasons[:-1]) + " and " + reasons[-1]
-    return _problem(name, f"its python3 kernel runs {interpreter}, which {which}{where}",
-                    _kernel_fix(resource_dir, interpreter, server, is_course_server, env))
-
-
-def _probe_kernel(interpreter, env: CourseEnv) -> dict:
-    if not interpreter or (os.path.isabs(interpreter) and not os.path.exists(interpreter)):
-        return {"error": "does not exist"}
-    # From the notebooks' folder, as a kernel runs: the repository root would put course_utils on sys.path.
-    cwd = env.repo / "notebooks"
-    return _run_probe(interpreter, _PROBE, ["--kernel"], cwd=str(cwd) if cwd.is_dir() else None)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1197,12 +1106,14 @@ def _parent_cmdline():
         return []
 
 
-def server_diagnoses(context=None, env: CourseEnv | None = None) -> list:
+def server_diagnoses(context=None, env: CourseEnv | None = None, kernels=None) -> list:
     """The JupyterLab that serves (or would serve) the notebooks: widgets, and (terminal) its python3 kernel.
 
     Terminal: ``.venv/bin/jupyter``, and the ``jupyter`` on PATH when it is another. Notebook: the server that started
     this kernel, told from the parent process (else ``.venv/bin/jupyter``). For an installed package there is no
-    server to probe: only that ipywidgets imports."""
+    server to probe: only that ipywidgets imports. `kernels` (terminal only; ``make doctor``'s
+    ``diagnose_kernelspec``, in tools/doctor.py) judges each server's python3 kernel: ``kernels(server, label, env,
+    course_numpy, is_course_server)`` returns a Finding; None skips that check."""
     env = env or course_env()
     context = _context(context)
     if env.where in PACKAGE_PLACES:
@@ -1235,11 +1146,11 @@ def server_diagnoses(context=None, env: CourseEnv | None = None) -> list:
     for label, python, script, is_course in servers:
         if python is None and script is not None:
             python = interpreter_from_script(script)
-        want_specs = context == "shell"
+        want_specs = context == "shell" and kernels is not None
         server = probe_server(python, kernelspecs=want_specs) if python else probe_server_commands(script)
         results.append(diagnose_server_widgets(server, label, ipywidgets, env, is_course, widgets_pin))
         if want_specs:
-            results.append(diagnose_kernelspec(server, label, env, course_numpy, is_course))
+            results.append(kernels(server, label, env, course_numpy, is_course))
     return results
 
 
@@ -1267,8 +1178,9 @@ def _widgets_import_diagnosis(env: CourseEnv) -> Finding:
         return diagnose_widgets_import(None, f"{type(exc).__name__}: {exc}", env, requirement)
 
 
-def diagnose_all(context=None, env: CourseEnv | None = None) -> list:
-    """Every diagnosis, in the order they are printed. `context`: "shell", "kernel" or None (guess)."""
+def diagnose_all(context=None, env: CourseEnv | None = None, kernels=None) -> list:
+    """Every diagnosis, in the order they are printed. `context`: "shell", "kernel" or None (guess); `kernels`: see
+    :func:`server_diagnoses`."""
     try:
         env = env or course_env()
     except FileNotFoundError as error:
@@ -1278,7 +1190,7 @@ def diagnose_all(context=None, env: CourseEnv | None = None) -> list:
         here = package_diagnoses(context, env) + matplotlib_diagnoses(context, env)
     else:  # the running Python is the wrong one: its packages say nothing about the course's
         here = [diagnose_stamp(env, env.repo / lock_name(_python_version(env)))]
-    return first + here + server_diagnoses(context, env)
+    return first + here + server_diagnoses(context, env, kernels)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1360,8 +1272,9 @@ def summary(results, env: CourseEnv | None = None, next_step=None, width: int | 
     return False
 
 
-def main(argv=None) -> int:
-    """Command line: print every diagnosis and the fixes; return 0 when all is fine, 1 otherwise."""
+def main(argv=None, kernels=None) -> int:
+    """Command line: print every diagnosis and the fixes; return 0 when all is fine, 1 otherwise. `kernels`: see
+    :func:`server_diagnoses` (tools/doctor.py passes its kernelspec check)."""
     args = sys.argv[1:] if argv is None else list(argv)
     if args and args[0] in ("-h", "--help"):
         print(__doc__.split("What is checked")[0].strip())
@@ -1375,7 +1288,7 @@ def main(argv=None) -> int:
             print(f"Checking the course setup in {env.repo} ...")
     except FileNotFoundError:
         env = None
-    results = diagnose_all("shell", env)
+    results = diagnose_all("shell", env, kernels)
     show(results)
     print()
     all_set = summary(results, env)

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import doctor as doctor_tool  # tools/doctor.py (conftest.py puts tools/ on sys.path): make doctor's kernelspec check
 import pytest
 
 import course_utils
@@ -194,9 +195,9 @@ def test_server_from_cmdline(cmdline, expected):
 
 def test_kernel_argv_python_means_the_servers_own_interpreter():
     server = {"executable": "/srv/env/bin/python", "version": [3, 11, 7]}
-    assert doctor.kernel_interpreter(["python", "-m", "ipykernel_launcher"], server) == "/srv/env/bin/python"
-    assert doctor.kernel_interpreter(["python3.11", "-m", "ipykernel_launcher"], server) == "/srv/env/bin/python"
-    assert doctor.kernel_interpreter(["/usr/bin/python3", "-m", "ipykernel_launcher"], server) == "/usr/bin/python3"
+    assert doctor_tool.kernel_interpreter(["python", "-m", "ipykernel_launcher"], server) == "/srv/env/bin/python"
+    assert doctor_tool.kernel_interpreter(["python3.11", "-m", "ipykernel_launcher"], server) == "/srv/env/bin/python"
+    assert doctor_tool.kernel_interpreter(["/usr/bin/python3", "-m", "ipykernel_launcher"], server) == "/usr/bin/python3"
 
 
 # -- 2. widgets in the server's environment ----------------------------------------------------------
@@ -255,7 +256,7 @@ def _never(*_):
 def test_the_course_kernel_passes_without_probing(real_env):
     server = dict(_server(prefix=str(ROOT / ".venv")), executable=real_env.python,
                   kernelspecs=_specs("python", str(ROOT / ".venv/share/jupyter/kernels/python3")))
-    result = doctor.diagnose_kernelspec(server, ".venv/bin/jupyter", real_env, "2.4.6", True, probe=_never)
+    result = doctor_tool.diagnose_kernelspec(server, ".venv/bin/jupyter", real_env, "2.4.6", True, probe=_never)
     assert result.ok and result.message == "its python3 kernel runs .venv/bin/python, the course's Python"
 
 
@@ -263,7 +264,7 @@ def test_a_user_kernelspec_naming_another_python_is_a_problem_with_the_rm_fix(re
     spec_dir = "/home/me/.local/share/jupyter/kernels/python3"
     server = dict(_server(prefix=str(ROOT / ".venv")), kernelspecs=_specs("/usr/bin/python3", spec_dir))
     found = {"numpy": None, "course_utils": None, "ipykernel": True}
-    result = doctor.diagnose_kernelspec(server, ".venv/bin/jupyter", real_env, "2.4.6", True, probe=lambda *_: found)
+    result = doctor_tool.diagnose_kernelspec(server, ".venv/bin/jupyter", real_env, "2.4.6", True, probe=lambda *_: found)
     assert not result.ok
     assert result.message == ("its python3 kernel runs /usr/bin/python3, which cannot import course_utils and has "
                               f"no numpy (the course's: 2.4.6) (kernelspec: {spec_dir})")
@@ -274,7 +275,7 @@ def test_a_kernel_with_a_different_numpy_from_jupyter_path_is_a_problem(real_env
     server = dict(_server(prefix=str(ROOT / ".venv")), jupyter_path="/shared/jupyter",
                   kernelspecs=_specs("/opt/conda/bin/python", "/shared/jupyter/kernels/python3"))
     found = {"numpy": "1.26.4", "course_utils": course_utils.__file__, "ipykernel": True}
-    result = doctor.diagnose_kernelspec(server, ".venv/bin/jupyter", real_env, "2.4.6", True, probe=lambda *_: found)
+    result = doctor_tool.diagnose_kernelspec(server, ".venv/bin/jupyter", real_env, "2.4.6", True, probe=lambda *_: found)
     assert not result.ok and "has numpy 1.26.4 (the course's: 2.4.6)" in result.message
     assert "`unset JUPYTER_PATH`" in result.fix
 
@@ -282,32 +283,32 @@ def test_a_kernel_with_a_different_numpy_from_jupyter_path_is_a_problem(real_env
 def test_the_python3_kernel_of_another_jupyterlab_is_a_problem_fixed_by_make_lab(real_env):
     server = dict(_server(), kernelspecs=_specs("python", "/srv/other/share/jupyter/kernels/python3"))
     found = {"numpy": None, "course_utils": None, "ipykernel": True}
-    result = doctor.diagnose_kernelspec(server, "jupyter on PATH", real_env, "2.4.6", False, probe=lambda *_: found)
+    result = doctor_tool.diagnose_kernelspec(server, "jupyter on PATH", real_env, "2.4.6", False, probe=lambda *_: found)
     assert not result.ok and "runs /srv/other/bin/python" in result.message
     assert result.fix.startswith("Start JupyterLab with `make lab`")
 
 
 def test_missing_interpreter_missing_spec_and_another_good_env(real_env):
     server = dict(_server(), kernelspecs=_specs("/gone/bin/python", "/gone/kernels/python3"))
-    gone = doctor.diagnose_kernelspec(server, "x", real_env, "2.4.6", False)  # the real probe: file does not exist
+    gone = doctor_tool.diagnose_kernelspec(server, "x", real_env, "2.4.6", False)  # the real probe: file does not exist
     assert not gone.ok and "which does not exist" in gone.message
-    no_spec = doctor.diagnose_kernelspec(dict(_server(), kernelspecs={}), "x", real_env, "2.4.6", False)
+    no_spec = doctor_tool.diagnose_kernelspec(dict(_server(), kernelspecs={}), "x", real_env, "2.4.6", False)
     assert not no_spec.ok and "no python3 kernel" in no_spec.message
     good = {"numpy": "2.4.6", "course_utils": course_utils.__file__, "ipykernel": True}
     conda = dict(_server(), kernelspecs=_specs("/opt/conda/envs/course/bin/python", "/x/kernels/python3"))
-    assert doctor.diagnose_kernelspec(conda, "x", real_env, "2.4.6", False, probe=lambda *_: good).ok
+    assert doctor_tool.diagnose_kernelspec(conda, "x", real_env, "2.4.6", False, probe=lambda *_: good).ok
 
 
 # -- the whole run ----------------------------------------------------------------------------------
 def test_main_prints_one_line_per_check_then_the_fixes_and_exits_1(monkeypatch, capsys):
     results = [Finding("python", True, "Python 3.11.7"),
                Finding("kernel (x)", False, "its python3 kernel runs /usr/bin/python3", "`rm -r '/k'`")]
-    monkeypatch.setattr(doctor, "diagnose_all", lambda context, env: results)
+    monkeypatch.setattr(doctor, "diagnose_all", lambda context, env, kernels=None: results)
     assert doctor.main([]) == 1
     out = capsys.readouterr().out
     assert "ok       python: Python 3.11.7\nPROBLEM  kernel (x): its python3 kernel runs /usr/bin/python3\n" in out
     assert "1 problem found." in out and "1. kernel (x): its python3 kernel runs /usr/bin/python3\n   fix: `rm -r '/k'`" in out
-    monkeypatch.setattr(doctor, "diagnose_all", lambda context, env: results[:1])
+    monkeypatch.setattr(doctor, "diagnose_all", lambda context, env, kernels=None: results[:1])
     assert doctor.main([]) == 0
     assert "All set: 1 checks passed." in capsys.readouterr().out
 
