@@ -110,8 +110,7 @@ class Finding:
     def line(self) -> str:
         return f"{OK if self.ok else PROBLEM:<8} {self.name}: {self.message}"
 
-    def __str__(self) -> str:
-        return self.line()
+    __str__ = line
 
 
 def _ok(name, message):
@@ -674,22 +673,26 @@ def _url_path(url: str) -> str:
     return source
 
 
-def _installed_course_utils() -> dict | None:
-    """The installed course_utils distribution, first on ``sys.path``: ``version``, ``requires``, ``init`` (its
-    ``course_utils/__init__.py``, None when editable), ``source`` and ``editable``; None when not installed."""
+def _installed_course_utils(skip=()) -> dict | None:
+    """The installed course_utils distribution, first on ``sys.path`` past the folders `skip` (a clone's working
+    folder and root hold the source tree's own egg-info): ``version``, ``requires``, ``init`` (its
+    ``course_utils/__init__.py``, None when editable), ``direct_url`` (its direct_url.json, ``{}`` without one),
+    ``source`` and ``editable``; None when not installed."""
     from importlib import metadata
 
-    try:
-        dist = metadata.distribution("course_utils")
-    except metadata.PackageNotFoundError:
+    skip = {os.path.realpath(str(folder)) for folder in skip}
+    paths = [p for p in sys.path if os.path.realpath(p) not in skip]  # "" is the working folder
+    dist = next((d for d in metadata.distributions(path=paths) if normalise(d.metadata["Name"] or "") == "course-utils"),
+                None)
+    if dist is None:
         return None
     init = None
     if any(str(f).replace("\\", "/") == "course_utils/__init__.py" for f in dist.files or ()):
         init = str(dist.locate_file("course_utils/__init__.py"))
     text = dist.read_text("direct_url.json")
     direct_url = json.loads(text) if text else {}
-    return {"version": dist.version, "requires": dist.requires or [], "init": init, "source": _pip_source(direct_url),
-            "editable": bool((direct_url.get("dir_info") or {}).get("editable"))}
+    return {"version": dist.version, "requires": dist.requires or [], "init": init, "direct_url": direct_url,
+            "source": _pip_source(direct_url), "editable": bool((direct_url.get("dir_info") or {}).get("editable"))}
 
 
 def reinstall_fix(env: CourseEnv, arguments=()) -> str:
@@ -1024,20 +1027,6 @@ def python_diagnoses(context=None, env: CourseEnv | None = None) -> list:
     return [diagnose_python(sys.version_info, sys.prefix, sys.executable, env)]
 
 
-def _course_utils_install(env: CourseEnv):
-    """The installed course_utils's direct_url.json, looked up past the working folder and the repository root
-    (which hold the source tree's own egg-info)."""
-    from importlib import metadata
-
-    skip = {os.path.realpath(p) for p in (os.getcwd(), str(env.repo))}
-    paths = [p for p in sys.path if p and os.path.realpath(p) not in skip]
-    for dist in metadata.distributions(path=paths):
-        if normalise(dist.metadata["Name"] or "") == "course-utils":
-            text = dist.read_text("direct_url.json")
-            return json.loads(text) if text else {}
-    return None
-
-
 def package_diagnoses(context=None, env: CourseEnv | None = None) -> list:
     """Package versions against the lock, course_utils, and the environment's stamp; where the course is an
     installed package (Colab, a pip install), against what course_utils declares, and where it is imported from."""
@@ -1049,11 +1038,11 @@ def package_diagnoses(context=None, env: CourseEnv | None = None) -> list:
     only = None if env.venv is not None else _direct_names(env.repo)
     module_file, error = _import_course_utils()
     try:
-        install = _course_utils_install(env)
-    except ImportError:
-        install = None
+        found = _installed_course_utils(skip=(os.getcwd(), env.repo))
+    except ImportError:  # no importlib.metadata (Python 3.7)
+        found = None
     return [diagnose_packages(_lock_pins(lock_path), installed_versions(), lock, env, only=only),
-            diagnose_course_utils(module_file, error, install, env), diagnose_stamp(env, lock_path)]
+            diagnose_course_utils(module_file, error, found and found["direct_url"], env), diagnose_stamp(env, lock_path)]
 
 
 def _import_course_utils():
@@ -1167,10 +1156,7 @@ def _declared(found) -> list:
 
 
 def _widgets_import_diagnosis(env: CourseEnv) -> Finding:
-    requirement = None
-    for parsed in _declared(_installed_course_utils()):
-        if parsed.name == "ipywidgets" and not parsed.marker:
-            requirement = parsed
+    requirement = next((r for r in _declared(_installed_course_utils()) if r.name == "ipywidgets" and not r.marker), None)
     try:
         import ipywidgets
         return diagnose_widgets_import(getattr(ipywidgets, "__version__", "?"), None, env, requirement)
