@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -443,6 +444,27 @@ def test_run_as_a_script_by_another_python_it_says_so():
     assert done.returncode == 1, done.stdout + done.stderr
     assert f"PROBLEM  python: this is {other}" in done.stdout
     assert "fix: Use the course's Python: `make doctor`" in done.stdout
+
+
+def _old_python():
+    """A Python older than 3.10 on this machine (on PATH, or beside this venv's base Python, as pyenv keeps them)."""
+    candidates = [shutil.which(f"python3.{minor}") for minor in (9, 8, 7)]
+    candidates += sorted(str(p) for p in Path(sys.base_prefix).parent.glob("3.[789].*/bin/python3"))
+    for python in filter(None, candidates):
+        probe = subprocess.run([python, "-c", "import sys; sys.exit(sys.version_info[:2] >= (3, 10))"], capture_output=True)
+        if probe.returncode == 0:
+            return python
+    return None
+
+
+def test_run_by_a_python_older_than_310_it_says_too_old_instead_of_a_traceback():
+    """tools/doctor.py must run with any Python (standard library only) to tell a learner theirs is too old."""
+    old = _old_python()
+    if not old:
+        pytest.skip("no Python older than 3.10 on this machine")
+    done = _run_doctor("tools/doctor.py", python=old)
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stdout + done.stderr
+    assert re.search(r"PROBLEM  python: Python 3\.[789]\.\d+ is too old: the course needs 3\.10 or newer", done.stdout)
 
 
 # -- where the course runs: every fix names one that exists there (issue 21) ------------------------------------

@@ -14,6 +14,8 @@ the tools that must run with any Python, a broken environment included (``doctor
 The other tools need the course's environment (``NEEDS``). Run by a Python without it (a bare ``python3``), such a
 tool stops at once with one sentence naming the Python to run it with, instead of a traceback.
 """
+from __future__ import annotations
+
 import functools
 import importlib.util
 import marshal
