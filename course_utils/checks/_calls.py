@@ -5,6 +5,13 @@ Every call runs under the same limits: a time limit (a function still running af
 (its printed text is kept, not shown while it runs, and at most ``MAX_PRINTED_LINES`` lines of it
 reach a report). A checker can also watch for calls to given functions (``watch``), e.g. a
 reference function that would hand the learner the answer.
+
+The call runs in the checker's process, so it can assign to any name of ``course_utils``: replace the reference it
+is compared with (``cu.softmax = ...``) or the framework's diagnosis (``_Run._diagnose = ...``), after which every
+later check in the kernel would say Correct. Every name of each loaded module of course_utils, and of the classes
+they define, is put back after the call, and ``Call.changed`` says which had changed, so that the check reports it
+instead of a verdict. In-process checking cannot be made cheat-proof (a function can still read the expected values
+through frames or ``gc``): this closes the cheap routes.
 """
 import contextlib
 import copy
@@ -52,6 +59,7 @@ class Call:
     timed_out: bool = False  # stopped after the time limit (error is then None)
     printed: str = ""  # what it printed (capped, see MAX_PRINTED_LINES)
     called: tuple = ()  # names of the watched functions it called, in order of first call
+    changed: tuple = ()  # the names of course_utils it assigned to ("course_utils.softmax.softmax"), put back
 
     @property
     def ran(self):
@@ -68,6 +76,7 @@ def call_learner(fn, args, *, time_limit=TIME_LIMIT, watch=()):
     calls to report in ``Call.called``. KeyboardInterrupt is not caught, so the learner can still stop a
     function that hangs.
     """
+    course = _course_snapshot()
     learner_args = copy.deepcopy(tuple(args))
     value, error, timed_out = None, None, False
     printed = io.StringIO()
@@ -94,7 +103,7 @@ def call_learner(fn, args, *, time_limit=TIME_LIMIT, watch=()):
             timed_out = True
     texts = tuple(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught))  # each text once, in order
     call = Call(value=value, error=error, warnings=texts, args_after=learner_args, timed_out=timed_out,
-                printed=_cap_printed(printed.getvalue()), called=tuple(called))
+                printed=_cap_printed(printed.getvalue()), called=tuple(called), changed=tuple(_put_back(course)))
     if error is not None:
         call.where = learner_line(error)
         call.stub_raised = isinstance(error, NotImplementedError) and _raised_in(error, fn)
@@ -127,6 +136,38 @@ def _watching(watch, called):
         yield
     finally:
         sys.setprofile(previous)
+
+
+def _course_snapshot():
+    """(label, namespace, a copy of its names) for each loaded course_utils module and each class it defines."""
+    found = []
+    for name, module in list(sys.modules.items()):
+        if module is None or not (name == "course_utils" or name.startswith("course_utils.")):
+            continue
+        found.append((name, module))
+        found += [(f"{name}.{attribute}", value) for attribute, value in list(vars(module).items())
+                  if isinstance(value, type) and value.__module__ == name]
+    return [(label, space, dict(vars(space))) for label, space in found]
+
+
+def _put_back(snapshot):
+    """Restore the names of each namespace in ``snapshot``; returns the labels of the names that had changed."""
+    changed = []
+    for label, space, names in snapshot:
+        now = vars(space)
+        for name in [n for n in now if n not in names and not n.startswith("__")]:
+            if isinstance(now[name], type(sys)):  # a submodule the call imported: not a change
+                continue
+            changed.append(f"{label}.{name}")
+            delattr(space, name)
+        for name, value in names.items():
+            if now.get(name, _MISSING) is not value and not name.startswith("__"):
+                changed.append(f"{label}.{name}")
+                setattr(space, name, value)
+    return changed
+
+
+_MISSING = object()
 
 
 def _cap_printed(text):

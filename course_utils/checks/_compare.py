@@ -31,13 +31,13 @@ class Problem:
     text: str
 
 
-def find_problem(got, expected, *, name, output_names=None, rtol=RTOL, atol=ATOL):
+def find_problem(got, expected, *, name, output_names=None):
     """First problem of ``got`` (what the learner's function returned) against ``expected``, or None if
-    they agree.
+    they agree (within ``RTOL`` and ``ATOL``).
 
     ``expected`` is an ndarray, or a tuple of them when the function must return that many things
     (named by ``output_names``, e.g. ("output", "weights")); ``name`` is the function's name in sentences
-    ("softmax returned None"); ``rtol`` and ``atol`` are the tolerances of ``np.allclose``.
+    ("softmax returned None").
     """
     if got is None:
         return Problem("none", f"{name} returned None.")
@@ -48,15 +48,12 @@ def find_problem(got, expected, *, name, output_names=None, rtol=RTOL, atol=ATOL
             returned = plural(len(got), "item") if isinstance(got, (tuple, list)) else describe(got)
             return Problem("structure", f"{name} should return {number_word(n)}, ({', '.join(names)}), "
                                         f"but it returned {returned}.")
-        for item_name, g, e in zip(names, got, expected):
-            problem = _array_problem(g, e, item_name, rtol, atol, name)
-            if problem is not None:
-                return problem
-        return None
-    return _array_problem(got, expected, "result", rtol, atol, name)
+        problems = (_array_problem(g, e, item_name, name) for item_name, g, e in zip(names, got, expected))
+        return next((problem for problem in problems if problem is not None), None)
+    return _array_problem(got, expected, "result", name)
 
 
-def _array_problem(got, expected, item, rtol, atol, name):
+def _array_problem(got, expected, item, name):
     """Problem of one returned array (``item`` says which, e.g. "weights" or "result")."""
     what = f"its {item}"
     as_item = "" if item == "result" else f"As {item}, "
@@ -89,7 +86,7 @@ def _array_problem(got, expected, item, rtol, atol, name):
         note = " (nan means 'not a number')" if "nan" in kinds else ""  # explained only where there is one
         return Problem("nonfinite", f"Its {item} contains {' and '.join(kinds)} at {bad.sum()} of {arr.size} "
                                     f"position(s){note}.")
-    if not np.allclose(arr, expected, rtol=rtol, atol=atol, equal_nan=True):
+    if not np.allclose(arr, expected, rtol=RTOL, atol=ATOL, equal_nan=True):
         with np.errstate(all="ignore"):
             diff = np.abs(arr.astype(float) - expected.astype(float))
         diff = np.where(np.isnan(diff), np.inf, diff)
@@ -106,7 +103,7 @@ def _array_problem(got, expected, item, rtol, atol, name):
     return None
 
 
-def outputs_match(got, reproduced, rtol=RTOL, atol=ATOL):
+def outputs_match(got, reproduced):
     """True if ``got`` equals ``reproduced`` (same structure, same shapes, close values; nan == nan).
 
     ``reproduced`` is the output of a known mistake; a tuple there requires a tuple or list of
@@ -116,7 +113,7 @@ def outputs_match(got, reproduced, rtol=RTOL, atol=ATOL):
         return (
             isinstance(got, (tuple, list))
             and len(got) == len(reproduced)
-            and all(outputs_match(g, r, rtol, atol) for g, r in zip(got, reproduced))
+            and all(outputs_match(g, r) for g, r in zip(got, reproduced))
         )
     if got is None or reproduced is None:
         return got is reproduced
@@ -129,7 +126,7 @@ def outputs_match(got, reproduced, rtol=RTOL, atol=ATOL):
     if x.dtype.kind not in "iuf" or y.dtype.kind not in "iuf" or x.shape != y.shape:
         return False
     with np.errstate(all="ignore"):
-        return bool(np.allclose(x, y, rtol=rtol, atol=atol, equal_nan=True))
+        return bool(np.allclose(x, y, rtol=RTOL, atol=ATOL, equal_nan=True))
 
 
 def _holds_arrays(seq):
@@ -159,17 +156,14 @@ class Comparison:
 
     deferred_kinds = ()
 
-    def __init__(self, rtol=RTOL, atol=ATOL):
-        self.rtol, self.atol = rtol, atol
-
     def for_run(self, values):
         return self
 
     def problem(self, got, expected, *, name, output_names=None):
-        return find_problem(got, expected, name=name, output_names=output_names, rtol=self.rtol, atol=self.atol)
+        return find_problem(got, expected, name=name, output_names=output_names)
 
     def same(self, got, reproduced):
-        return outputs_match(got, reproduced, self.rtol, self.atol)
+        return outputs_match(got, reproduced)
 
     def fmt_output(self, value, output_names=None):
         if output_names and isinstance(value, (tuple, list)) and len(value) == len(output_names):

@@ -46,10 +46,9 @@ from course_utils.checks._calls import (
     raising_function_name,
     stub_lines_after,
 )
-from course_utils.checks._compare import ATOL, RTOL, Comparison, Problem
+from course_utils.checks._compare import Comparison, Problem
 from course_utils.checks._deadline import OutOfTime, deadline
 from course_utils.checks._format import describe, field, fmt_value
-from course_utils.checks._guard import course_snapshot, put_back
 from course_utils.checks._invariants import statements as invariant_statements
 from course_utils.checks._levels import levelled
 from course_utils.checks._own_answers import own_answers
@@ -182,13 +181,9 @@ class KnownMistake:
         call = outcome.call
         if call.error is not None and self.explains_error(call.error, outcome.case.args):
             return True
-        try:
-            with np.errstate(all="ignore"):
-                reproduced = buggy(*copy.deepcopy(tuple(outcome.case.args)))
-        except Exception as exc:  # the buggy version fails here too: alike only if the error is
-            return call.error is not None and _same_error(call.error, exc)
-        if call.error is not None:
-            return False
+        reproduced, error = _reproduced(buggy, outcome.case.args)
+        if error is not None or call.error is not None:  # alike only if both fail with the same error
+            return error is not None and call.error is not None and _same_error(call.error, error)
         return bool(comparison.same(call.value, reproduced))
 
     def _matches_explains(self, rule, outcome):
@@ -201,18 +196,10 @@ class KnownMistake:
         except Exception:
             return False
 
-    def explains_output(self, got, args, rtol=RTOL, atol=ATOL):
+    def explains_output(self, got, args):
         """True if one of the reproduce functions returns ``got`` for these args (one case only)."""
-        comparison = Comparison(rtol, atol)
-        for buggy in self.reproduce:
-            try:
-                with np.errstate(all="ignore"):
-                    reproduced = buggy(*copy.deepcopy(tuple(args)))
-            except Exception:  # this variant cannot even run on the case: it does not explain it
-                continue
-            if comparison.same(got, reproduced):
-                return True
-        return False
+        results = (_reproduced(buggy, args) for buggy in self.reproduce)
+        return any(error is None and Comparison().same(got, value) for value, error in results)
 
     def explains_error(self, exc, args=None):
         """True if the error predicate recognises the exception (raised on a case with ``args``)."""
@@ -231,6 +218,15 @@ def variants(buggy, handlings, **fixed):
     """``buggy(*args, **handling, **fixed)`` for each dict of ``handlings``, for ``KnownMistake.reproduce``: one
     mistake (``fixed``) written each usual way (e.g. of handling a row with no permitted key)."""
     return tuple((lambda *args, kw={**handling, **fixed}: buggy(*args, **kw)) for handling in handlings)
+
+
+def _reproduced(buggy, args):
+    """(output, None) of a buggy version on deep copies of a case's ``args``, or (None, the error it raised)."""
+    try:
+        with np.errstate(all="ignore"):
+            return buggy(*copy.deepcopy(tuple(args))), None
+    except Exception as exc:
+        return None, exc
 
 
 def _takes_two(predicate):
@@ -351,7 +347,7 @@ def unreadable_answer(name, exc):
 
 
 def changed_the_course(name, changed):
-    """The result when the learner's function assigned to names of course_utils (put back by ``_guard``)."""
+    """The result when the learner's function assigned to names of course_utils (put back, ``Call.changed``)."""
     names = ", ".join(f"`{label}`" for label in changed[:3]) + (" and more" if len(changed) > 3 else "")
     return CheckResult(
         WRONG,
@@ -418,8 +414,6 @@ def run_check(
     output_names=None,
     known_mistakes=None,
     hints=None,
-    rtol=RTOL,
-    atol=ATOL,
     compare=None,
     forbidden=None,
     time_limit=TIME_LIMIT,
@@ -436,7 +430,6 @@ def run_check(
     known_mistakes : KnownMistakes tried in order; the first that explains the result on every case
         gives the hint. Default: the ``mistakes`` of the ``@checker`` running this call (none outside one).
     hints : generic hints by problem kind (str, or callable ``hint(got, args)``), overriding ``DEFAULT_HINTS``.
-    rtol, atol : the tolerances of ``np.allclose`` (for the default comparison).
     compare : a Comparison, how answers are judged and shown (default: arrays of real numbers).
     forbidden : ``{"cu.multi_head_attention": function, ...}``, functions that would hand the learner
         the answer, besides the course's own answer to exercise ``name`` (``_own_answers``). If the
@@ -454,7 +447,7 @@ def run_check(
             return _Run(
                 fn, name=name, reference=reference, cases=tuple(cases), arg_names=tuple(arg_names),
                 output_names=output_names, known_mistakes=tuple(known_mistakes),
-                hints={**DEFAULT_HINTS, **(hints or {})}, compare=compare or Comparison(rtol, atol),
+                hints={**DEFAULT_HINTS, **(hints or {})}, compare=compare or Comparison(),
                 forbidden={**own_answers(name), **(forbidden or {})}, time_limit=time_limit,
             ).result()
     except OutOfTime:  # reading what the learner's function returned or raised ran its own code, for ever
@@ -478,18 +471,16 @@ class _Run:
         if not callable(self.fn):
             return not_callable(self.name, self.fn)
         watch = code_objects(self.forbidden)
-        # The expected answers first: the learner's function could change the reference (see _guard).
+        # The expected answers first: the learner's function could change the reference (see _calls).
         try:
             self.expected = [self.reference(*copy.deepcopy(tuple(case.args))) for case in self.cases]
         except Exception as exc:  # the course's reference refusing a case: a bug in the course
             return internal_error(self.name, exc)
         calls = []
         for index, case in enumerate(self.cases, start=1):
-            course = course_snapshot()
             call = call_learner(self.fn, case.args, time_limit=self.time_limit, watch=watch)
-            changed = put_back(course)
-            if changed:
-                return changed_the_course(self.name, changed)
+            if call.changed:
+                return changed_the_course(self.name, call.changed)
             if index == 1 and call.stub_raised:
                 return not_attempted(self.name, self.total, self.fn)
             calls.append(call)

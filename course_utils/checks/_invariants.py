@@ -14,7 +14,6 @@ import numpy as np
 from course_utils.checks._calls import call_learner
 from course_utils.checks._compare import ATOL, RTOL
 from course_utils.checks._format import fmt_value
-from course_utils.checks._guard import course_snapshot, put_back
 
 __all__ = ["DECLARED", "Declared", "statements"]
 
@@ -185,9 +184,8 @@ def _reruns(fn, args, declared, expected, output_names, items, time_limit):
     changes when the heads are reversed. Nothing when the same input gives another result (a random function)."""
     def differ(new_args, part=slice(None), only=None):
         """The outputs (named ``only``, or all) of ``fn(*new_args)`` other than ``got[part]``; None if the call fails."""
-        course = course_snapshot()
         call = call_learner(fn, new_args, time_limit=time_limit)
-        if put_back(course) or not call.ran or call.error is not None:
+        if call.changed or not call.ran or call.error is not None:
             return None
         outputs = {name: g for name, _, g in _items(expected, call.value, output_names, declared.single)}
         return [name for name, _, g in items if only in (None, name) and name in outputs
