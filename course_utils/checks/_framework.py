@@ -36,6 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from course_utils import content
 from course_utils.checks._calls import (
     TIME_LIMIT,
     call_learner,
@@ -54,45 +55,10 @@ from course_utils.checks._levels import levelled
 from course_utils.checks._own_answers import own_answers
 from course_utils.checks._result import CORRECT, NOT_ATTEMPTED, WRONG, CheckResult
 
-#: Generic hint for each kind of problem, used when no known mistake explains the failure.
-DEFAULT_HINTS = {
-    "exception": (
-        "Read the last line of the error: it names the problem. To see it happen, call your "
-        "function on the input above in a new cell and print the `.shape` of each intermediate array."
-    ),
-    "not implemented": (
-        "Replace every `raise NotImplementedError()` your code reaches with your own code."
-    ),
-    "none": (
-        "A function without a `return` line gives back None (and `print(...)` shows a value "
-        "without returning it). End your function with `return ...`."
-    ),
-    "structure": "Return the things asked for, in the order asked for, separated by commas.",
-    "type": "Return a numpy array of numbers, for example the result of a numpy computation.",
-    "shape": (
-        "Print the `.shape` of each intermediate array: a sum or max over the wrong axis, or a "
-        "missing `keepdims=True`, changes the shape."
-    ),
-    "nonfinite": (
-        "nan comes from 0/0, inf/inf or inf - inf, and inf from a number too large for a float "
-        "(`np.exp(710)` is already inf). Print the intermediate arrays to see where it first appears."
-    ),
-    "values": (
-        "Work through this input by hand, or print each intermediate array, to see where your "
-        "numbers first part from the expected ones."
-    ),
-    "inplace": (
-        "Build new arrays (`y = x - m`) instead of updating the input (`x -= m` or `x[...] = ...`): "
-        "the caller's array must keep its values."
-    ),
-    "time": (
-        "These inputs are tiny, so a correct function returns at once: look for a loop whose "
-        "condition never becomes false (a `while` whose variable is never updated)."
-    ),
-}
-
-#: Said before the generic hint when the exercise has known mistakes but none explains the answer.
-NOT_A_USUAL_MISTAKE = "Not one of the usual mistakes: compare expected and got above."
+#: Generic hint for each kind of problem, used when no known mistake explains the failure; and what is said before
+#: it when the exercise has known mistakes but none explains the answer (both in content/feedback.toml).
+DEFAULT_HINTS = content.read("feedback")["generic"]
+NOT_A_USUAL_MISTAKE = content.read("feedback")["not_a_usual_mistake"]
 
 # Problem kinds for which a known mistake may be named (the others have one cause each).
 _NAMEABLE = ("exception", "structure", "type", "shape", "nonfinite", "values", "dtype")

@@ -11,6 +11,7 @@ One TOML file per kind of content, in this folder, each with a header that says 
                     (``course_utils.lessons.parsons``)
 ``hint_levels.toml`` each exercise's hints after the first failed check: the idea and the cell that shows it, a step,
                     where to compare with the solved notebook (``course_utils.checks._levels`` reads it)
+``feedback.toml``   the checkers' generic hints, by kind of problem (``course_utils.checks._framework``)
 ``mistakes.toml``   the course-wide catalogue of known mistakes and the steps each exercise performs (``mistakes()``,
                     ``exercise_steps()``; the checkers build their known mistakes from it)
 
