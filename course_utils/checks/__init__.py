@@ -1,18 +1,12 @@
 """Exercise checkers: ``check_<name>(your_function)`` reports not attempted / wrong / correct.
 
-Each checker runs the learner's function on copies of a few inputs and returns a ``CheckResult`` that
-prints as plain text and shows as a coloured box in Jupyter; how it runs them, reports a failure and
-names a known mistake only when that mistake explains every case is told once, in ``_framework``.
+Each checker runs the learner's function on copies of a few inputs and returns a ``CheckResult`` that prints as plain
+text and shows as a coloured box in Jupyter. How it runs them, reports a failure and names a known mistake only when
+that mistake explains every case is told once, in ``_framework``; docs/architecture.md maps the modules: one per
+notebook topic (``TOPICS``, the names of ``course_utils.widgets``) and the framework they share.
 
-One module per notebook topic (the same names as ``course_utils.widgets``): ``row`` (01), ``qkv``
-(02), ``masks`` (03), ``heads`` (04), ``reading`` (05), ``learned`` (06), ``scale`` (07). The
-framework they share: ``_framework`` (``Case``, ``KnownMistake``, ``run_check``, ``checker`` and the
-registry ``CHECKERS``), ``_compare`` (the ``Comparison`` of numeric answers), ``_mask_answers`` and
-``_choice_answers`` (boolean masks, dicts of choices), ``_calls``, ``_format``, ``_result``, and ``_levels``
-(the hints in levels: each failed check of a changed answer shows one level more).
-
-Every ``check_<name>`` registered with ``@checker`` is exported here, and each topic module's
-public data (mistake tables, the pictures of the diagnosis exercises).
+Every ``check_<name>`` registered with ``@checker`` is exported here, and each topic module's public data (mistake
+tables, the pictures of the diagnosis exercises).
 """
 import importlib
 

@@ -72,7 +72,7 @@ def call_learner(fn, args, *, time_limit=TIME_LIMIT, watch=()):
     catch any error and the numpy warnings it triggers.
 
     The call is stopped after ``time_limit`` seconds (``Call.timed_out``) where a timer signal is available
-    (POSIX, main thread); elsewhere it runs to its end. ``watch`` is ``{code object: name}`` of functions whose
+    (POSIX, main thread); elsewhere it runs to its end. ``watch`` is ``{name: function}`` of functions whose
     calls to report in ``Call.called``. KeyboardInterrupt is not caught, so the learner can still stop a
     function that hangs.
     """
@@ -112,7 +112,10 @@ def call_learner(fn, args, *, time_limit=TIME_LIMIT, watch=()):
 
 @contextlib.contextmanager
 def _watching(watch, called):
-    """Append to ``called`` the name of each watched code object the first time it is entered."""
+    """Append to ``called`` the name of each watched function the first time its own code (decorators unwrapped) is
+    entered."""
+    codes = {name: getattr(inspect.unwrap(fn), "__code__", None) for name, fn in dict(watch).items()}
+    watch = {code: name for name, code in codes.items() if code is not None}
     if not watch:
         yield
         return
@@ -184,12 +187,6 @@ def _cap_printed(text):
     return kept
 
 
-def code_objects(functions):
-    """``{code object: name}`` for ``watch``: the functions' own code (decorators unwrapped)."""
-    codes = {name: getattr(inspect.unwrap(fn), "__code__", None) for name, fn in functions.items()}
-    return {code: name for name, code in codes.items() if code is not None}
-
-
 def stub_lines_after(fn):
     """The code lines of ``fn`` after its ``raise NotImplementedError()`` line (e.g. ``return shapes``),
     stripped; () when the source cannot be read."""
@@ -216,11 +213,9 @@ def error_text(exc):
 def _raising_code(exc):
     """The code object of exc's innermost traceback frame (None without a traceback)."""
     tb = exc.__traceback__
-    if tb is None:
-        return None
-    while tb.tb_next is not None:
+    while tb is not None and tb.tb_next is not None:
         tb = tb.tb_next
-    return tb.tb_frame.f_code
+    return tb.tb_frame.f_code if tb is not None else None
 
 
 def _raised_in(exc, fn):

@@ -31,28 +31,6 @@ class Problem:
     text: str
 
 
-def find_problem(got, expected, *, name, output_names=None):
-    """First problem of ``got`` (what the learner's function returned) against ``expected``, or None if
-    they agree (within ``RTOL`` and ``ATOL``).
-
-    ``expected`` is an ndarray, or a tuple of them when the function must return that many things
-    (named by ``output_names``, e.g. ("output", "weights")); ``name`` is the function's name in sentences
-    ("softmax returned None").
-    """
-    if got is None:
-        return Problem("none", f"{name} returned None.")
-    if isinstance(expected, tuple):
-        n = len(expected)
-        names = tuple(output_names or (f"item {i}" for i in range(n)))
-        if not isinstance(got, (tuple, list)) or len(got) != n:
-            returned = plural(len(got), "item") if isinstance(got, (tuple, list)) else describe(got)
-            return Problem("structure", f"{name} should return {number_word(n)}, ({', '.join(names)}), "
-                                        f"but it returned {returned}.")
-        problems = (_array_problem(g, e, item_name, name) for item_name, g, e in zip(names, got, expected))
-        return next((problem for problem in problems if problem is not None), None)
-    return _array_problem(got, expected, "result", name)
-
-
 def _array_problem(got, expected, item, name):
     """Problem of one returned array (``item`` says which, e.g. "weights" or "result")."""
     what = f"its {item}"
@@ -160,7 +138,25 @@ class Comparison:
         return self
 
     def problem(self, got, expected, *, name, output_names=None):
-        return find_problem(got, expected, name=name, output_names=output_names)
+        """First problem of ``got`` (what the learner's function returned) against ``expected``, or None if
+        they agree (within ``RTOL`` and ``ATOL``).
+
+        ``expected`` is an ndarray, or a tuple of them when the function must return that many things
+        (named by ``output_names``, e.g. ("output", "weights")); ``name`` is the function's name in sentences
+        ("softmax returned None").
+        """
+        if got is None:
+            return Problem("none", f"{name} returned None.")
+        if isinstance(expected, tuple):
+            n = len(expected)
+            names = tuple(output_names or (f"item {i}" for i in range(n)))
+            if not isinstance(got, (tuple, list)) or len(got) != n:
+                returned = plural(len(got), "item") if isinstance(got, (tuple, list)) else describe(got)
+                return Problem("structure", f"{name} should return {number_word(n)}, ({', '.join(names)}), "
+                                            f"but it returned {returned}.")
+            problems = (_array_problem(g, e, item_name, name) for item_name, g, e in zip(names, got, expected))
+            return next((problem for problem in problems if problem is not None), None)
+        return _array_problem(got, expected, "result", name)
 
     def same(self, got, reproduced):
         return outputs_match(got, reproduced)

@@ -41,7 +41,6 @@ from course_utils.checks._calls import (
     TIME_LIMIT,
     call_learner,
     changed_args,
-    code_objects,
     error_text,
     learner_line,
     raising_function_name,
@@ -436,7 +435,6 @@ class _Run:
     def result(self):
         if not callable(self.fn):
             return not_callable(self.name, self.fn)
-        watch = code_objects(self.forbidden)
         # The expected answers first: the learner's function could change the reference (see _calls).
         try:
             self.expected = [self.reference(*copy.deepcopy(tuple(case.args))) for case in self.cases]
@@ -444,7 +442,7 @@ class _Run:
             return internal_error(self.name, exc)
         calls = []
         for index, case in enumerate(self.cases, start=1):
-            call = call_learner(self.fn, case.args, time_limit=self.time_limit, watch=watch)
+            call = call_learner(self.fn, case.args, time_limit=self.time_limit, watch=self.forbidden)
             if call.changed:
                 return changed_the_course(self.name, call.changed)
             if index == 1 and call.stub_raised:
