@@ -153,10 +153,10 @@ def describe(v):
     return f"a value of type {type(v).__name__}"
 
 
-def field(label, text, indent=2):
+def field(label, text):
     """One aligned report line: ``  expected: [..]``, later lines of text aligned under its start."""
     label = label + ":"
-    head = " " * indent + (label.ljust(_LABEL_WIDTH) if len(label) < _LABEL_WIDTH else label + " ")
+    head = "  " + (label.ljust(_LABEL_WIDTH) if len(label) < _LABEL_WIDTH else label + " ")
     return head + indent_after_first(str(text), len(head))
 
 

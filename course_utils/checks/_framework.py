@@ -54,10 +54,13 @@ from course_utils.checks._levels import levelled
 from course_utils.checks._own_answers import own_answers
 from course_utils.checks._result import CORRECT, NOT_ATTEMPTED, WRONG, CheckResult
 
+_FEEDBACK = content.read("feedback")
 #: Generic hint for each kind of problem, used when no known mistake explains the failure; and what is said before
 #: it when the exercise has known mistakes but none explains the answer (both in content/feedback.toml).
-DEFAULT_HINTS = content.read("feedback")["generic"]
-NOT_A_USUAL_MISTAKE = content.read("feedback")["not_a_usual_mistake"]
+DEFAULT_HINTS = _FEEDBACK["generic"]
+NOT_A_USUAL_MISTAKE = _FEEDBACK["not_a_usual_mistake"]
+# The hints of the results about a whole answer, not one case (content/feedback.toml's [answer]).
+_ANSWER_HINTS = _FEEDBACK["answer"]
 
 # Problem kinds for which a known mistake may be named (the others have one cause each).
 _NAMEABLE = ("exception", "structure", "type", "shape", "nonfinite", "values", "dtype")
@@ -87,15 +90,11 @@ class Outcome:
     expected: object
     call: object
     problem: Problem = None
-    describe: object = None  # () -> the detail lines of a failure (formatted only when reported)
+    details: object = None  # () -> the detail lines of a failure (formatted only when reported)
 
     @property
     def passed(self):
         return self.problem is None
-
-    @property
-    def details(self):
-        return list(self.describe()) if self.describe is not None else []
 
 
 @dataclass(frozen=True)
@@ -306,8 +305,7 @@ def unreadable_answer(name, exc):
     return CheckResult(
         WRONG,
         f"Not yet right: {name} returned or raised an object whose own code {what} when the checker read it.",
-        hint="Return numbers or numpy arrays, and raise Python's own exceptions (ValueError, ...): the checker "
-             "compares and prints what your function gives, which runs that object's methods.",
+        hint=_ANSWER_HINTS["unreadable"],
     )
 
 
@@ -318,8 +316,7 @@ def changed_the_course(name, changed):
         WRONG,
         f"Not yet right: {name} changed the course's own code ({names}) while it ran, so its answers cannot be "
         "checked. That code is as it was again.",
-        hint=f"Write {name} without assigning to anything in course_utils (or cu): compute the answer from the "
-             "function's arguments.",
+        hint=_ANSWER_HINTS["changed_the_course"].format(name=name),
     )
 
 
@@ -356,8 +353,7 @@ def not_callable(name, value):
     return CheckResult(
         WRONG,
         f"Not yet right: check_{name} needs your function itself, but it received {describe(value)}.",
-        hint=f"Pass the function's name without parentheses: `check_{name}(my_{name})`, "
-        f"not `check_{name}(my_{name}(...))`.",  # the notebooks name each exercise's function my_<name>
+        hint=_ANSWER_HINTS["not_callable"].format(name=name),  # the notebooks name each exercise's function my_<name>
     )
 
 
@@ -457,19 +453,14 @@ class _Run:
 
     def _judge(self, calls):
         self.compare = self.compare.for_run([c.value for c in calls if c.ran and c.error is None])
-        outcomes = [self._outcome(index, case, call)
-                    for index, (case, call) in enumerate(zip(self.cases, calls), start=1)]
+        outcomes = [Outcome(index, case, expected, call, *self._diagnose(call, expected, case))
+                    for index, (case, call, expected) in enumerate(zip(self.cases, calls, self.expected), start=1)]
         failing = [o for o in outcomes if not o.passed]
         if not failing:
             return self._passed(outcomes)
         deferred = self.compare.deferred_kinds
         reported = next((o for o in failing if o.problem.kind not in deferred), failing[0])
         return self._wrong(reported, outcomes, failing)
-
-    def _outcome(self, index, case, call):
-        expected = self.expected[index - 1]
-        problem, details = self._diagnose(call, expected, case)
-        return Outcome(index, case, expected, call, problem, details)
 
     def _diagnose(self, call, expected, case):
         """(Problem, a function giving the detail lines) for one call, or (None, None) if it passed.
@@ -518,10 +509,7 @@ class _Run:
             WRONG,
             f"Not yet right: your {self.name} gives the right numbers on all {self.total} cases, but it "
             f"calls {names}, which would do the exercise for you.",
-            hint=(
-                f"Well done on getting the numbers right. Now write that part yourself instead of calling "
-                f"{names}: the point of this exercise is to build it from the pieces. Then run this check again."
-            ),
+            hint=_ANSWER_HINTS["forbidden"].format(names=names),
             passed=self.total, total=self.total, case=f"calls {names}",
         )
 
@@ -536,7 +524,7 @@ class _Run:
         else:
             before = {0: "", 1: "; case 1 passed"}.get(passed, f"; cases 1-{passed} passed")
             headline = f"Not yet right: {name} fails case {index} of {self.total} ({case.label}){before}."
-        lines = [headline, *([] if answer_only else [field("input", inputs)]), *reported.details]
+        lines = [headline, *([] if answer_only else [field("input", inputs)]), *reported.details()]
         if problem.kind != "exception" and not answer_only:  # an error's lines say it all
             lines.append(field("problem", problem.text))
         others = [o.index for o in failing if o is not reported]
@@ -552,7 +540,7 @@ class _Run:
         hint, mistake = self._hint(reported, outcomes)
         used = _called(outcomes)
         if used:
-            hint += f" (Also: your function calls {_and(used)}, which would do the exercise for you; write that part yourself.)"
+            hint += " " + _ANSWER_HINTS["also_forbidden"].format(names=_and(used))
         return CheckResult(
             WRONG, "\n".join(lines), hint=hint, passed=passed, total=self.total,
             case=case.label if answer_only else f"case {index} of {self.total} ({case.label}): {inputs}",
