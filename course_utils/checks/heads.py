@@ -7,8 +7,8 @@ its transpose), or work for one sequence but not for a batch.
 import numpy as np
 
 import course_utils as cu
-from course_utils.checks._catalogue import catalogued
-from course_utils.checks._framework import Case, KnownMistake, checker, error_message_contains, run_check, variants
+from course_utils.checks._catalogue import catalogued, own, own_hints
+from course_utils.checks._framework import Case, checker, error_message_contains, run_check, variants
 from course_utils.checks._learner_code import (
     K_DOT_T_ERROR,
     MATMUL_ERROR,
@@ -168,41 +168,12 @@ _SPLIT_CASES = (
     Case("the ticket's queries: T=5, d_model=8, 4 heads", (_TICKET_Q.copy(), 4)),
 )
 
-_BATCH_HINT = (
-    "Your function works for one sequence but not for a batch: here x has shape (B, T, d_model). "
-    "Write it for any leading axes: `*lead, T, d_model = x.shape`, then "
-    "`x.reshape(*lead, T, num_heads, d_head)` and `np.swapaxes(x, -3, -2)` (counted from the end, "
-    "so they do not care how many axes come first). `x.transpose(1, 0, 2)` or `T, d_model = x.shape` "
-    "only work for 2-D input."
-)
-
-
-def _split_error_hint(got, args):
-    x = np.asarray(args[0])
-    if x.ndim > 2:
-        return _BATCH_HINT
-    return (
-        "A reshape keeps the number of entries: (T, d_model) has T * d_model of them, and so does "
-        "(T, num_heads, d_head) when d_head = d_model // num_heads. Reshape to exactly that, with "
-        "T = x.shape[-2], then swap the T and heads axes."
-    )
-
-
 SPLIT_HEADS_MISTAKES = (
     catalogued("split without the transpose", reproduce=lambda x, h: _split(x, h, "no transpose")),
     catalogued("interleaved columns", reproduce=lambda x, h: _split(x, h, "interleave")),
-    KnownMistake(
-        "forgot the transpose",
-        "After `x.reshape(T, num_heads, d_head)` the axes are (T, num_heads, d_head): the right numbers, "
-        "in the wrong order. Bring the heads to the front: `np.swapaxes(..., -3, -2)` gives "
-        "(num_heads, T, d_head), one (T, d_head) block per head.",
-        reproduce=lambda x, h: _split(x, h, "forgot transpose"),
-    ),
-    KnownMistake(
-        "transposed the wrong axes",
-        "Swap the T axis and the heads axis, -3 and -2 of (..., T, num_heads, d_head), not the last two "
-        "(that gives (..., T, d_head, num_heads)). `np.swapaxes(x, -3, -2)`, or for 2-D input "
-        "`x.transpose(1, 0, 2)`.",
+    own("split_heads", "forgot the transpose", reproduce=lambda x, h: _split(x, h, "forgot transpose")),
+    own(
+        "split_heads", "transposed the wrong axes",
         reproduce=(lambda x, h: _split(x, h, "wrong swap"),
                    lambda x, h: np.asarray(x, float).reshape(x.shape[-2], h, -1).T,
                    # written for 2-D input (raises on a batch, as the learner's does)
@@ -210,40 +181,21 @@ SPLIT_HEADS_MISTAKES = (
     ),
     catalogued("transpose for a fixed number of axes",
                error=error_message_contains("axes don't match array", error_type=ValueError)),
-    KnownMistake(
-        "only for one sequence",
-        _split_error_hint,
+    own(
+        "split_heads", "only for one sequence", choose=lambda got, args: "batch" if np.ndim(args[0]) > 2 else "one sequence",
         reproduce=lambda x, h: np.swapaxes(np.asarray(x, float).reshape(-1, h, x.shape[-1] // h), 0, 1),
         error=_error_on_a_batch(3),
     ),
-    KnownMistake(
-        "float d_head",
-        "`d_model / num_heads` is a float (2.0), and a shape needs ints. Use integer division: "
-        "`d_head = d_model // num_heads`.",
+    own(
+        "split_heads", "float d_head",
         error=error_message_contains("cannot be interpreted as an integer", error_type=TypeError),
     ),
-    KnownMistake(
-        "split the positions",
-        "Split the *columns* (the feature axis, -1), not the rows: every head sees every position, "
-        "each through its own d_head columns. `np.split(x, num_heads, axis=-1)` would do it; so does "
-        "`x.reshape(T, num_heads, d_head)`.",
+    own(
+        "split_heads", "split the positions",
         reproduce=lambda x, h: np.stack(np.split(np.asarray(x, float), h, axis=-2)),
         error=error_message_contains("does not result in an equal division"),
     ),
 )
-
-_SPLIT_HINTS = {
-    "values": (
-        "Head h must hold columns h * d_head : (h + 1) * d_head of every row of x. Two steps: "
-        "`x.reshape(*lead, T, num_heads, d_head)` then `np.swapaxes(..., -3, -2)`."
-    ),
-    "shape": "split_heads turns (..., T, d_model) into (..., num_heads, T, d_head), d_head = d_model // num_heads.",
-    "type": (
-        "Return one array of shape (..., num_heads, T, d_head), not a list of per-head arrays: "
-        "`np.stack(parts, axis=-3)` puts a list of (..., T, d_head) parts together."
-    ),
-}
-
 
 @checker("split_heads", mistakes=SPLIT_HEADS_MISTAKES)
 def check_split_heads(split_heads):
@@ -251,7 +203,7 @@ def check_split_heads(split_heads):
     holding columns ``h * d_head:(h + 1) * d_head``. The inputs are numbered entries 0, 1, 2, ... so that
     misplaced ones can be read off."""
     return run_check(
-        split_heads, reference=cu.split_heads, cases=_SPLIT_CASES, arg_names=("x", "num_heads"), hints=_SPLIT_HINTS,
+        split_heads, reference=cu.split_heads, cases=_SPLIT_CASES, arg_names=("x", "num_heads"), hints=own_hints("split_heads"),
     )
 
 
@@ -266,24 +218,6 @@ _MERGE_CASES = (
     Case("the ticket's values split into 4 heads: x of shape (4, 5, 2)", (cu.split_heads(_TICKET_V, 4),)),
 )
 
-_MERGE_ORDER_HINT = (
-    "Merging must undo the split: row t of the result is head 0's row t, then head 1's row t, "
-    "and so on. A reshape reads the entries in memory order, so first put the heads axis right "
-    "before d_head: `np.swapaxes(x, -3, -2)` gives (..., T, num_heads, d_head); then "
-    "`.reshape(*lead, T, num_heads * d_head)`."
-)
-
-
-def _merge_batch_hint(got, args):
-    x = np.asarray(args[0])
-    if x.ndim > 3:
-        return (
-            "Your function works for one sequence but not for a batch: here x has shape (B, num_heads, "
-            "T, d_head). `np.concatenate(x, axis=-1)` and a loop over `x` go over the *first* axis, which "
-            "is now the batch, and `x.transpose(1, 0, 2)` or `h, T, d = x.shape` only fit 3-D input. "
-            "Count the axes from the end: `np.swapaxes(x, -3, -2).reshape(*x.shape[:-3], T, h * d_head)`."
-        )
-    return "Check the order of the axes before the reshape: (..., T, num_heads, d_head)."
 
 
 MERGE_HEADS_MISTAKES = (
@@ -296,46 +230,31 @@ MERGE_HEADS_MISTAKES = (
         # written for 3-D input (raises on a batch, as the learner's does)
         lambda x: np.asarray(x, float).transpose(1, 2, 0).reshape(x.shape[1], -1),
     )),
-    KnownMistake(
-        "summed or averaged the heads",
-        "Merging concatenates the heads side by side, it does not add them: the result is d_model = "
-        "num_heads * d_head wide again, and every head keeps its own columns. Summing or averaging "
-        "leaves only d_head columns and mixes the heads before W_O has a say.",
+    own(
+        "merge_heads", "summed or averaged the heads",
         reproduce=(lambda x: _merge(x, "sum"), lambda x: _merge(x, "mean"),
                    # axis=0, written for 3-D input: on a batch it sums the batch instead
                    lambda x: np.asarray(x, float).sum(axis=0), lambda x: np.asarray(x, float).mean(axis=0)),
     ),
-    KnownMistake(
-        "stacked the heads as rows",
-        "The heads go side by side (along the columns, axis -1), not below each other: the result "
-        "has T rows, one per position, each num_heads * d_head wide. "
-        "`np.concatenate([x[i] for i in range(num_heads)], axis=-1)` for one sequence, or the "
-        "swapaxes + reshape.",
+    own(
+        "merge_heads", "stacked the heads as rows",
         reproduce=(lambda x: _merge(x, "rows"),
                    # stacking the first axis, written for 3-D input (on a batch it stacks the batch)
                    lambda x: np.concatenate(list(np.asarray(x, float)), axis=0)),
     ),
-    KnownMistake(
-        "only for one sequence",
-        _merge_batch_hint,
+    own(
+        "merge_heads", "only for one sequence", choose=lambda got, args: "batch" if np.ndim(args[0]) > 3 else "one sequence",
         reproduce=(lambda x: _merge(x, "batch"), lambda x: np.hstack(np.asarray(x, float))),
         error=_error_on_a_batch(4),
     ),
 )
-
-_MERGE_HINTS = {
-    "values": _MERGE_ORDER_HINT,
-    "shape": "merge_heads turns (..., num_heads, T, d_head) into (..., T, num_heads * d_head).",
-    "type": "Return one array of shape (..., T, num_heads * d_head): `np.concatenate(parts, axis=-1)` of a list.",
-}
-
 
 @checker("merge_heads", mistakes=MERGE_HEADS_MISTAKES)
 def check_merge_heads(merge_heads):
     """Check ``merge_heads(x)``: (..., num_heads, T, d_head) -> (..., T, num_heads * d_head), the heads
     side by side (head h fills columns ``h * d_head:(h + 1) * d_head``)."""
     return run_check(
-        merge_heads, reference=cu.merge_heads, cases=_MERGE_CASES, arg_names=("x",), hints=_MERGE_HINTS,
+        merge_heads, reference=cu.merge_heads, cases=_MERGE_CASES, arg_names=("x",), hints=own_hints("merge_heads"),
     )
 
 
@@ -374,21 +293,13 @@ def _bug(**knobs):
     return variants(multi_head_variant, ({}, {"softmax": shifted_softmax}), **knobs)
 
 
-_W_O_PER_HEAD_HINT = (
-    "W_O mixes the *concatenation*: `output = merge_heads(heads) @ w_o`, (T, d_model) @ (d_model, "
-    "d_model). Written per head, head h's output (T, d_head) meets the rows h * d_head:(h + 1) * d_head "
-    "of W_O with *all* their d_model columns, and the num_heads results are added up (not averaged, "
-    "not concatenated, and not only the diagonal block w_o[cols, cols]). The one product after the "
-    "merge does exactly that, so prefer it."
-)
 
 MULTI_HEAD_ATTENTION_MISTAKES = (
     swapped_outputs(multi_head_variant),
     catalogued("no output projection", reproduce=_bug(out="none")),
     catalogued("swapped W_K and W_V", reproduce=_bug(swap_kv=True)),
-    KnownMistake(
-        "W_O per head",
-        _W_O_PER_HEAD_HINT,
+    own(
+        "multi_head_attention", "W_O per head",
         reproduce=(_bug(out="block diagonal") + _bug(out="averaged") + _bug(out="first rows")
                    + _bug(out="concatenated")),
     ),
@@ -396,13 +307,7 @@ MULTI_HEAD_ATTENTION_MISTAKES = (
     catalogued("no scale", reproduce=_bug(scale="none")),
     catalogued("divide by d_k", reproduce=_bug(scale="d_head plain")),
     catalogued("sqrt of the number of keys", reproduce=_bug(scale="keys")),
-    KnownMistake(
-        "scaled by sqrt(num_heads)",
-        "Your scores are divided by the square root of the number of heads. Scale each head's scores by "
-        "1 / sqrt(d_head), the width of its queries and keys: d_head = d_model // num_heads, `q.shape[-1]` "
-        "after the split.",
-        reproduce=_bug(scale="heads"),
-    ),
+    own("multi_head_attention", "scaled by sqrt(num_heads)", reproduce=_bug(scale="heads")),
     catalogued("no max shift", reproduce=_bug(softmax=naive_softmax)),
     catalogued("softmax over the wrong axis", reproduce=_bug(axis=-2) + _bug(axis=-3) + _bug(axis=0)),
     catalogued("softmax over the whole array", reproduce=_bug(softmax=whole_softmax)),
@@ -410,15 +315,8 @@ MULTI_HEAD_ATTENTION_MISTAKES = (
     catalogued("heads interleaved", reproduce=_bug(merge="interleave")),
     catalogued("split without the transpose", reproduce=_bug(split="no transpose")),
     catalogued("interleaved columns", reproduce=_bug(split="interleave")),
-    KnownMistake(
-        "split and merge without transpose",
-        "Your split and your merge are each a single reshape: (..., T, d_model) straight to (..., "
-        "num_heads, T, d_head), and straight back. Every shape fits, so nothing fails, but a reshape "
-        "refills the entries in reading order: each 'head' gets pieces of several tokens instead of "
-        "its own d_head columns of every token, so the heads attend over scrambled rows. Reshaping "
-        "straight back does not repair that. Both steps need the swap of the T and heads axes: split "
-        "= reshape to (..., T, num_heads, d_head), then swap axes -3 and -2; merge = swap those axes "
-        "back first, then reshape to (..., T, d_model).",
+    own(
+        "multi_head_attention", "split and merge without transpose",
         reproduce=_bug(split="no transpose", merge="no transpose"),
     ),
     catalogued("mask ignored", reproduce=_bug(use_mask=False)),
@@ -427,14 +325,8 @@ MULTI_HEAD_ATTENTION_MISTAKES = (
     catalogued("mask multiplied into the scores", reproduce=_bug(mask_at="multiply")),
     catalogued("boolean mask added to the scores", reproduce=_bug(mask_at="add")),
     catalogued("zero then renormalise", reproduce=_bug(mask_at="renormalise") + _bug(mask_at="renormalise safely")),
-    KnownMistake(
-        "mask without a heads axis",
-        lambda got, args: (
-            f"The mask (here of shape {np.shape(args[6])}) does not line up with the scores (..., num_heads, "
-            "T, T) the way you use it: numpy aligns shapes from the right, so the mask's leading axis "
-            "meets the heads axis. Give the mask a heads axis right before its last two, "
-            "`mask[..., None, :, :]` (a (B, 1, T) mask becomes (B, 1, 1, T)): one mask shared by every head."
-        ),
+    own(
+        "multi_head_attention", "mask without a heads axis", fill=lambda got, args: {"mask_shape": np.shape(args[6])},
         error=error_message_contains("could not be broadcast", "does not broadcast to the scores shape",
                                      error_type=ValueError),
     ),
@@ -443,29 +335,10 @@ MULTI_HEAD_ATTENTION_MISTAKES = (
     # q @ k and q @ k.T raise alike on the heads (both pair T with d_head): the learner's line tells them apart
     catalogued("k.T on a batch", error=K_DOT_T_ERROR),
     catalogued("k not transposed", error=matmul_error_on_line(Q_AT_K_LINE)),
-    KnownMistake(
-        "product refuses the shapes",
-        "A matrix product refused its shapes (the 'where' line shows which). Usual causes: the rows of "
-        "a projection instead of its columns (head h uses `w_q[:, cols]`, not `w_q[cols]`); `k.T` on "
-        "arrays with a batch or heads axis (it reverses every axis; use `np.swapaxes(k, -1, -2)`); W_O "
-        "applied to one head's d_head columns (it multiplies the merged (T, d_model) heads).",
-        error=MATMUL_ERROR,
-    ),
+    own("multi_head_attention", "product refuses the shapes", error=MATMUL_ERROR),
     catalogued("transpose for a fixed number of axes",
                error=error_message_contains("axes don't match array", error_type=ValueError)),
 )
-
-_MHA_HINTS = {
-    "values": (
-        "Five steps: q, k, v = x @ w_q, x @ w_k, x @ w_v; split each into heads (..., num_heads, T, "
-        "d_head); per head, scores / sqrt(d_head), the mask (with a heads axis) and softmax over the "
-        "keys; merge the heads' outputs back to (..., T, d_model); multiply by w_o. Compare each step "
-        "with the notebook's loop over heads."
-    ),
-    "structure": "multi_head_attention must return two things: `return output, weights`.",
-    "shape": "output has the shape of x, (..., T, d_model); weights has shape (..., num_heads, T, T).",
-}
-
 
 @checker("multi_head_attention", mistakes=MULTI_HEAD_ATTENTION_MISTAKES)
 def check_multi_head_attention(multi_head_attention):
@@ -476,6 +349,6 @@ def check_multi_head_attention(multi_head_attention):
     (..., T, d_model), weights (..., num_heads, T, T).
     """
     return run_check(
-        multi_head_attention, reference=cu.multi_head_attention, cases=_MHA_CASES, hints=_MHA_HINTS,
+        multi_head_attention, reference=cu.multi_head_attention, cases=_MHA_CASES, hints=own_hints("multi_head_attention"),
         arg_names=("x", "w_q", "w_k", "w_v", "w_o", "num_heads", "mask"), output_names=("output", "weights"),
     )

@@ -4,7 +4,8 @@ import re
 import numpy as np
 
 import course_utils as cu
-from course_utils.checks._framework import Case, KnownMistake, checker, run_check
+from course_utils.checks._catalogue import own
+from course_utils.checks._framework import Case, checker, run_check
 from course_utils.checks._learner_code import BROADCAST_ERROR, MATMUL_ERROR, shifted_softmax
 
 __all__ = ["SOFTMAX_BACKWARD_MISTAKES", "GRAD_SCORES_MISTAKES"]
@@ -17,40 +18,19 @@ def _softmax_backward_mistakes(backward_of):
         return lambda *args: bug(*backward_of(*args))
 
     return (
-        KnownMistake(
-            "no subtraction",
-            "You return `weights * grad_weights`: that is only the diagonal part `diag(w)` of the "
-            "Jacobian. Raising one weight lowers all the others (they must still add up to 1), which "
-            "is the `- w w^T` part: subtract each row's `np.sum(weights * grad_weights, axis=-1, "
-            "keepdims=True)` from grad_weights before multiplying by the weights.",
-            reproduce=lift(lambda w, g: w * g),
-        ),
-        KnownMistake(
-            "diagonal only",
-            "`w * (1 - w) * g` uses only the diagonal of the Jacobian, `dw_i/ds_i = w_i (1 - w_i)`. "
-            "Each score moves every weight: `dw_j/ds_i = -w_i w_j` for j != i. Together: "
-            "`weights * (grad_weights - np.sum(weights * grad_weights, axis=-1, keepdims=True))`.",
-            reproduce=lift(lambda w, g: w * (1 - w) * g),
-        ),
-        KnownMistake(
-            "no weight factor",
-            "You subtract the weighted sum but forget to multiply by the weights: the result is "
-            "`weights * (grad_weights - sum)`, not `grad_weights - sum`.",
+        own("softmax_backward", "no subtraction", reproduce=lift(lambda w, g: w * g)),
+        own("softmax_backward", "diagonal only", reproduce=lift(lambda w, g: w * (1 - w) * g)),
+        own(
+            "softmax_backward", "no weight factor",
             reproduce=lift(lambda w, g: g - np.sum(w * g, axis=-1, keepdims=True)),
         ),
-        KnownMistake(
-            "wrong axis",
-            "The sum `np.sum(weights * grad_weights, ...)` runs over each row's keys: "
-            "`axis=-1, keepdims=True`. Over axis 0 (or the whole array) it mixes different query rows; "
-            "so does one Jacobian `np.diag(w) - np.outer(w, w)` built from the whole flattened array: "
-            "each row has a Jacobian of its own.",
+        own(
+            "softmax_backward", "wrong axis",
             reproduce=(lift(lambda w, g: w * (g - np.sum(w * g, axis=0, keepdims=True))),
                        lift(lambda w, g: w * (g - np.sum(w * g)))),
         ),
-        KnownMistake(
-            "missing keepdims",
-            "For rows of shape (n, T), `np.sum(..., axis=-1)` has shape (n,): it lines up with the "
-            "columns, not the rows. Add `keepdims=True` so it has shape (n, 1).",
+        own(
+            "softmax_backward", "missing keepdims",
             reproduce=lift(lambda w, g: w * (g - np.sum(w * g, axis=-1))),
             error=BROADCAST_ERROR,
         ),
@@ -81,23 +61,9 @@ def _square_shape_in_message(exc, args):
 
 SOFTMAX_BACKWARD_MISTAKES = (
     # First: its error is also a broadcasting error, but with a square (nT, nT) shape in it.
-    KnownMistake(
-        "full Jacobian of the whole array",
-        "`np.diag` of a 2-D array takes its diagonal instead of building a matrix, and `np.outer` "
-        "flattens both arrays into an (nT, nT) matrix: the Jacobian `np.diag(w) - np.outer(w, w)` "
-        "belongs to ONE row. Build it row by row (and multiply it by that row of grad_weights), "
-        "or better, use the formula without it: `weights * (grad_weights - np.sum(weights * "
-        "grad_weights, axis=-1, keepdims=True))`.",
-        error=_square_shape_in_message,
-    ),
+    own("softmax_backward", "full Jacobian of the whole array", error=_square_shape_in_message),
 ) + _softmax_backward_mistakes(lambda w, g: (w, g)) + (
-    KnownMistake(
-        "returns grad_weights",
-        "You return grad_weights unchanged: that is the gradient with respect to the weights. "
-        "The exercise asks for the gradient with respect to the scores, one step further back "
-        "through the softmax.",
-        reproduce=lambda w, g: g,
-    ),
+    own("softmax_backward", "returns grad_weights", reproduce=lambda w, g: g),
 )
 
 
@@ -131,17 +97,9 @@ _GS_CASES = (
 )
 
 GRAD_SCORES_MISTAKES = (
-    KnownMistake(
-        "returns grad_weights",
-        "You return `grad_output @ v.T`, the gradient with respect to the weights. One more step: "
-        "pass it back through the softmax, `weights * (gw - np.sum(weights * gw, axis=-1, keepdims=True))`.",
-        reproduce=lambda w, v, g: g @ v.T,
-    ),
-    KnownMistake(
-        "Jacobian transposed",
-        "output = weights @ v, so d(output)/d(weights) pairs each weight with its value row: "
-        "dL/d(weights) = `grad_output @ v.T`, shape (n, T). `grad_output @ v` or `v @ grad_output.T` "
-        "uses the matrix the wrong way round.",
+    own("grad_scores", "returns grad_weights", reproduce=lambda w, v, g: g @ v.T),
+    own(
+        "grad_scores", "Jacobian transposed",
         reproduce=(
             lambda w, v, g: cu.lessons.training.softmax_backward(w, g @ v),
             lambda w, v, g: cu.lessons.training.softmax_backward(w, (v @ g.T).T),

@@ -11,11 +11,10 @@ import numpy as np
 
 import course_utils as cu
 from course_utils import content
-from course_utils.checks._catalogue import catalogued
+from course_utils.checks._catalogue import catalogued, own, own_hints
 from course_utils.checks._choice_answers import ChoiceAnswers
 from course_utils.checks._framework import (
     Case,
-    KnownMistake,
     checker,
     error_message_contains,
     run_check,
@@ -59,49 +58,26 @@ _CAUSAL_CASES = (
     Case("T = 5 (the ticket 'my charger is missing please')", (5,)),
 )
 
-_INVERTED_HINT = (
-    "Your mask is inverted: it is True where attention is blocked. This course follows PyTorch's "
-    "`scaled_dot_product_attention`: True = the query may attend to the key. (PyTorch's "
-    "`nn.MultiheadAttention` uses the opposite convention for its boolean masks, so always check "
-    "which one a library wants.) Flip it with `~mask`, or build the allowed pattern directly."
-)
 
 CAUSAL_MASK_MISTAKES = (
-    KnownMistake(
-        "inverted",
-        _INVERTED_HINT + " For a causal mask: `np.tril(np.ones((T, T), dtype=bool))`.",
-        reproduce=lambda T: ~_tril(T),
-    ),
+    own("causal_mask", "inverted", reproduce=lambda T: ~_tril(T)),
     catalogued("future instead of past", reproduce=lambda T: _tril(T).T),
     catalogued("sees the next token", reproduce=lambda T: _tril(T, 1)),
     catalogued("cannot see itself", reproduce=lambda T: _tril(T, -1)),
     catalogued("each token sees only itself", reproduce=lambda T: np.eye(T, dtype=bool)),
-    KnownMistake(
-        "tril of a number",
-        "`np.tril` needs a 2-D array to cut, not the number T: start from a (T, T) array of True, "
-        "`np.tril(np.ones((T, T), dtype=bool))`.",
+    own(
+        "causal_mask", "tril of a number",
         error=lambda exc: isinstance(exc, (TypeError, ValueError)) and (
             "tri()" in str(exc) or "at least 2-d" in str(exc)
         ),
     ),
 )
 
-_CAUSAL_HINTS = {
-    "values": (
-        "Row i of the mask belongs to query i and holds one entry per key. Query i may attend to "
-        "keys 0..i (itself and the earlier tokens), so row i is i+1 Trues followed by Falses: the "
-        "lower triangle, diagonal included."
-    ),
-    "shape": "A causal mask for T tokens has shape (T, T): one row per query, one column per key.",
-    "type": "Return a (T, T) numpy array of True/False values, e.g. from `np.tril(np.ones((T, T), dtype=bool))`.",
-}
-
-
 @checker("causal_mask", mistakes=CAUSAL_MASK_MISTAKES)
 def check_causal_mask(causal_mask):
     """Check a learner's ``causal_mask(T)``: (T, T) bool, True (may attend) on and below the diagonal."""
     return run_check(
-        causal_mask, reference=cu.causal_mask, cases=_CAUSAL_CASES, arg_names=("T",), hints=_CAUSAL_HINTS,
+        causal_mask, reference=cu.causal_mask, cases=_CAUSAL_CASES, arg_names=("T",), hints=own_hints("causal_mask"),
         compare=MaskComparison("`np.tril(np.ones((T, T), dtype=bool))`"),
     )
 
@@ -128,68 +104,31 @@ def _pad_compare(op):
 
 
 PADDING_MASK_MISTAKES = (
-    KnownMistake(
-        "inverted",
-        "Your mask is True at the padding and False at the real tokens: the comparison points the "
-        "wrong way (`>=` instead of `<`), or the mask is inverted. Position t of sequence b is real "
-        "when `t < lengths[b]`, and True must mean *may attend* (PyTorch's `scaled_dot_product_attention` "
-        "convention): `np.arange(T)[None, :] < lengths[:, None]`.",
-        reproduce=(_pad_compare(np.greater_equal), _pad_compare(np.greater)),
-    ),
-    KnownMistake(
-        "one padding position too many",
-        "Off by one: each row has one True too many, so the first padding position of each sequence "
-        "counts as real. A sequence of length n occupies positions 0..n-1: compare with `<` (not `<=`), "
-        "or in a loop fill `mask[b, :n]` (not `:n + 1`).",
-        reproduce=_pad_compare(np.less_equal),
-    ),
-    KnownMistake(
-        "one real position too few",
-        "Off by one: the last real token of each sequence is marked as padding. Positions start at "
-        "0, so a sequence of length n occupies positions 0..n-1, all n of them real: compare "
-        "`np.arange(T)` (not `np.arange(1, T + 1)`) with `< lengths[:, None]`, or in a loop fill "
-        "`mask[b, :n]` (not `:n - 1`).",
+    own("padding_mask", "inverted", reproduce=(_pad_compare(np.greater_equal), _pad_compare(np.greater))),
+    own("padding_mask", "one padding position too many", reproduce=_pad_compare(np.less_equal)),
+    own(
+        "padding_mask", "one real position too few",
         reproduce=lambda lengths, T: _pad_compare(np.less)(np.asarray(lengths) - 1, T),
     ),
-    KnownMistake(
-        "transposed",
-        "Your mask has shape (T, B): one row per position. The convention is one row per "
-        "sequence, (B, T), so that `mask[:, None, :]` lines up with scores of shape (B, T_q, T_k). "
-        "Compare `np.arange(T)[None, :]` (1, T) with `lengths[:, None]` (B, 1).",
-        reproduce=lambda lengths, T: _pad_compare(np.less)(lengths, T).T,
-    ),
-    KnownMistake(
-        "longest sequence instead of T",
-        "The mask must have T columns, the padded length, even when every sequence is shorter "
-        "than T. Use `np.arange(T)`, not `np.arange(max(lengths))`.",
+    own("padding_mask", "transposed", reproduce=lambda lengths, T: _pad_compare(np.less)(lengths, T).T),
+    own(
+        "padding_mask", "longest sequence instead of T",
         reproduce=lambda lengths, T: _pad_compare(np.less)(lengths, int(np.max(lengths))),
     ),
-    KnownMistake(
-        "one row for all sequences",
-        "`np.arange(T) < lengths` compares position t with sequence t's length, entry by entry. "
-        "You need every position against every length: give them different axes, "
-        "`np.arange(T)[None, :] < lengths[:, None]`, (1, T) against (B, 1) -> (B, T).",
+    own(
+        "padding_mask", "one row for all sequences",
         reproduce=lambda lengths, T: np.arange(T) < np.asarray(lengths),
         error=BROADCAST_ERROR,
     ),
 )
-
-_PADDING_HINTS = {
-    "values": (
-        "Row b belongs to sequence b and has one entry per position: True at the real positions "
-        "0..lengths[b]-1, False at the padding after them. A length of 0 gives a row of False."
-    ),
-    "shape": "The mask has shape (B, T): one row per sequence (B = len(lengths)), one column per position.",
-    "type": "Return a (B, T) numpy array of True/False values, e.g. from a comparison with `<`.",
-}
-
 
 @checker("padding_mask", mistakes=PADDING_MASK_MISTAKES)
 def check_padding_mask(padding_mask):
     """Check a learner's ``padding_mask(lengths, T)``: lengths (B,) ints -> (B, T) bool,
     ``mask[b, t] = t < lengths[b]`` (True at the real positions)."""
     return run_check(
-        padding_mask, reference=cu.padding_mask, cases=_PADDING_CASES, arg_names=("lengths", "T"), hints=_PADDING_HINTS,
+        padding_mask, reference=cu.padding_mask, cases=_PADDING_CASES, arg_names=("lengths", "T"),
+        hints=own_hints("padding_mask"),
         compare=MaskComparison("a comparison such as `np.arange(T)[None, :] < lengths[:, None]`"),
     )
 
@@ -325,16 +264,9 @@ MASKED_ATTENTION_MISTAKES = (
     )),
     catalogued("mask multiplied into the scores", reproduce=_variants(how="multiply")),
     catalogued("boolean mask added to the scores", reproduce=_variants(how="add")),
-    KnownMistake(
-        "scaled by sqrt(d_v)",
-        lambda got, args: (
-            f"You scale the scores by the square root of the values' width, d_v = `v.shape[-1]` (here "
-            f"{np.shape(args[2])[-1]}). The scale belongs to the scores: each is a dot product of a "
-            f"query and a key, summed over their width d_k = `q.shape[-1]` (here {np.shape(args[0])[-1]}), "
-            "and it is that width that makes the scores grow. The values play no part in the scores. "
-            "(The cases before this one have d_v = d_k, so there both give the same numbers.) Divide by "
-            "the square root of d_k instead."
-        ),
+    own(
+        "masked_attention", "scaled by sqrt(d_v)",
+        fill=lambda got, args: {"d_v": np.shape(args[2])[-1], "d_k": np.shape(args[0])[-1]},
         reproduce=_variants(scale="sqrt_d_v"),
     ),
     catalogued("no scale", reproduce=_variants(scale="none")),
@@ -350,33 +282,11 @@ MASKED_ATTENTION_MISTAKES = (
                error=error_message_contains("axes don't match array", error_type=ValueError)),
     # every case makes q @ k raise, as alike as `v @ weights` does: the learner's line tells them apart
     catalogued("k not transposed", error=matmul_error_on_line(Q_AT_K_LINE)),
-    KnownMistake(
-        "matmul shapes",
-        "Mind the shapes of the two products: the scores are `q @ np.swapaxes(k, -1, -2)`, "
-        "(..., T_q, d_k) @ (..., d_k, T_k) -> (..., T_q, T_k), and the output is `weights @ v`, "
-        "(..., T_q, T_k) @ (..., T_k, d_v) -> (..., T_q, d_v). `q @ k` without the transpose, or "
-        "`v @ weights`, pairs the wrong axes.",
+    own(
+        "masked_attention", "matmul shapes",
         error=error_message_contains("matmul", "not aligned", error_type=ValueError),
     ),
 )
-
-_ATTENTION_HINTS = {
-    "values": (
-        "Four steps: `scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(d_k)`; blocked scores to -inf "
-        "with `np.where(mask, scores, -np.inf)`; softmax over the last axis; `output = weights @ v`. "
-        "A query with no permitted key gets zero weights and a zero output."
-    ),
-    "structure": "masked_attention must return two things: `return output, weights`.",
-    "shape": (
-        "output has shape (..., T_q, d_v) and weights (..., T_q, T_k). Print the `.shape` of the "
-        "scores: `q @ np.swapaxes(k, -1, -2)` is (..., T_q, T_k)."
-    ),
-    "nonfinite": (
-        "nan appears where a softmax divides 0 by 0 (a row with no permitted key) or inf by inf "
-        "(a huge score without the max shift). Print the scores and weights of the failing case."
-    ),
-}
-
 
 @checker("masked_attention", mistakes=MASKED_ATTENTION_MISTAKES)
 def check_masked_attention(masked_attention):
@@ -393,7 +303,7 @@ def check_masked_attention(masked_attention):
         cases=_ATTENTION_CASES,
         arg_names=("q", "k", "v", "mask"),
         output_names=("output", "weights"),
-        hints=_ATTENTION_HINTS,
+        hints=own_hints("masked_attention"),
     )
 
 

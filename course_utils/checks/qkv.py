@@ -5,12 +5,11 @@ import numbers
 import numpy as np
 
 import course_utils as cu
-from course_utils.checks._catalogue import catalogued
+from course_utils.checks._catalogue import catalogued, own, own_hints
 from course_utils.checks._compare import Comparison, Problem
 from course_utils.checks._format import describe, field
 from course_utils.checks._framework import (
     Case,
-    KnownMistake,
     checker,
     error_on_line,
     run_check,
@@ -176,14 +175,6 @@ class _ShapeTable(Comparison):
         return None
 
 
-_SHAPES_HINTS = {
-    "exception": (
-        "Read the last line of the error. The function receives four numbers and returns a "
-        "dict such as `{\"X\": (T, d_model), ...}`."
-    ),
-}
-
-
 @checker("shapes")
 def check_shapes(shapes):
     """Check the shape-table exercise: ``shapes(T, d_model, d_k, d_v)`` returns a dict with one entry per
@@ -191,7 +182,7 @@ def check_shapes(shapes):
     result = run_check(
         shapes, reference=reference_shapes,
         cases=tuple(Case("T={}, d_model={}, d_k={}, d_v={}".format(*sizes), sizes) for sizes in _SHAPE_CASES),
-        arg_names=("T", "d_model", "d_k", "d_v"), hints=_SHAPES_HINTS, compare=_ShapeTable(),
+        arg_names=("T", "d_model", "d_k", "d_v"), hints=own_hints("shapes"), compare=_ShapeTable(),
     )
     if result:
         result.message += " Every entry of the table is right."
@@ -223,44 +214,22 @@ _PROJECT_CASES = (
     _project_case("3 tokens, d_model=6, d_k=4, d_v=5", 30, 3, 6, 4, 5),
 )
 
-_SHAPE_ERROR_HINT = (
-    "Mind the order of the factors: X comes first. `X @ W_Q` is (T, d_model) @ (d_model, d_k) -> "
-    "(T, d_k). `W_Q @ X`, `X.T @ W_Q` or `X @ W_Q.T` pairs the wrong axes: numpy refuses (a 'mismatch in "
-    "its core dimension' error) unless the sizes happen to match, and then the numbers mean nothing."
-)
 
 PROJECT_MISTAKES = (
     catalogued("swapped W_K and W_V", reproduce=lambda x, wq, wk, wv: (x @ wq, x @ wv, x @ wk)),
-    KnownMistake(
-        "swapped W_Q and W_K",
-        "Q must come from W_Q and K from W_K: `q = x @ w_q`, `k = x @ w_k`. Yours are swapped.",
-        reproduce=lambda x, wq, wk, wv: (x @ wk, x @ wq, x @ wv),
-    ),
-    KnownMistake(
-        "other order",
-        "Return the three projections in the order (q, k, v), each from its own matrix: "
-        "`x @ w_q`, `x @ w_k`, `x @ w_v`.",
+    own("project", "swapped W_Q and W_K", reproduce=lambda x, wq, wk, wv: (x @ wk, x @ wq, x @ wv)),
+    own(
+        "project", "other order",
         reproduce=(
             lambda x, wq, wk, wv: (x @ wv, x @ wk, x @ wq),
             lambda x, wq, wk, wv: (x @ wk, x @ wv, x @ wq),
             lambda x, wq, wk, wv: (x @ wv, x @ wq, x @ wk),
         ),
     ),
-    KnownMistake(
-        "one matrix for all",
-        "Your q, k and v are all computed with w_q, so they are identical. Each role has its own "
-        "matrix: q uses w_q, k uses w_k, v uses w_v.",
-        reproduce=lambda x, wq, wk, wv: (x @ wq, x @ wq, x @ wq),
-    ),
-    KnownMistake(
-        "k from w_q",
-        "Your k is computed with w_q, the queries' matrix, so it equals q. The keys have their own "
-        "matrix: `k = x @ w_k`.",
-        reproduce=lambda x, wq, wk, wv: (x @ wq, x @ wq, x @ wv),
-    ),
-    KnownMistake(
-        "weights on the left",
-        _SHAPE_ERROR_HINT,
+    own("project", "one matrix for all", reproduce=lambda x, wq, wk, wv: (x @ wq, x @ wq, x @ wq)),
+    own("project", "k from w_q", reproduce=lambda x, wq, wk, wv: (x @ wq, x @ wq, x @ wv)),
+    own(
+        "project", "weights on the left",
         reproduce=(
             lambda x, wq, wk, wv: (wq @ x, wk @ x, wv @ x),
             lambda x, wq, wk, wv: (wq.T @ x, wk.T @ x, wv.T @ x),
@@ -269,28 +238,13 @@ PROJECT_MISTAKES = (
         ),
         error=MATMUL_ERROR,
     ),
-    KnownMistake(
-        "transposed result",
-        "Your q, k and v have one column per token, shape (d_k, T): the transpose of the right ones. "
-        "That is what `(X @ W_Q).T` or `W_Q.T @ X.T` give. Keep one row per token, with no transpose: "
-        "`X @ W_Q` is (T, d_model) @ (d_model, d_k) -> (T, d_k).",
-        reproduce=lambda x, wq, wk, wv: ((x @ wq).T, (x @ wk).T, (x @ wv).T),
-    ),
-    KnownMistake(
-        "elementwise product",
-        "Use the matrix product `@`, not `*`: `*` multiplies entry by entry, while each query must "
-        "combine a whole row of X with each column of W_Q.",
+    own("project", "transposed result", reproduce=lambda x, wq, wk, wv: ((x @ wq).T, (x @ wk).T, (x @ wv).T)),
+    own(
+        "project", "elementwise product",
         reproduce=lambda x, wq, wk, wv: (x * wq, x * wk, x * wv),
         error=error_on_line(r"\bx\w*\s*\*\s*w|\bw\w*\s*\*\s*x", "could not be broadcast", error_type=ValueError),
     ),
 )
-
-_PROJECT_HINTS = {
-    "structure": "Return three arrays, in this order: `return q, k, v`.",
-    "values": "Each projection is one matrix product with x on the left: `q = x @ w_q` (and the same for k, v).",
-    "shape": "q and k should be (T, d_k) and v (T, d_v): x (T, d_model) times a (d_model, d) matrix.",
-}
-
 
 def _reference_project(x, w_q, w_k, w_v):
     return x @ w_q, x @ w_k, x @ w_v  # (T, d_k), (T, d_k), (T, d_v)
@@ -309,7 +263,7 @@ def check_project(project):
         cases=_PROJECT_CASES,
         arg_names=("x", "w_q", "w_k", "w_v"),
         output_names=("q", "k", "v"),
-        hints=_PROJECT_HINTS,
+        hints=own_hints("project"),
     )
 
 
@@ -326,65 +280,33 @@ _SCALED_SCORES_CASES = (
 SCALED_SCORES_MISTAKES = (
     catalogued("no scale", reproduce=lambda q, k: q @ k.T),
     catalogued("divide by d_k", reproduce=lambda q, k: q @ k.T / q.shape[-1]),
-    KnownMistake(
-        "multiply by sqrt(d_k)",
-        "Divide by sqrt(d_k), do not multiply: the point is to shrink the scores, which grow like "
-        "sqrt(d_k).",
-        reproduce=lambda q, k: q @ k.T * _sqrt_d(q),
-    ),
+    own("scaled_scores", "multiply by sqrt(d_k)", reproduce=lambda q, k: q @ k.T * _sqrt_d(q)),
     catalogued("sqrt of the number of keys", reproduce=lambda q, k: q @ k.T / np.sqrt(k.shape[0])),
-    KnownMistake(
-        "sqrt of the number of queries",
-        "Your scores are divided by the square root of the number of queries, not of d_k. d_k is the "
-        "width of each query and key, their last axis: `d_k = q.shape[-1]`.",
-        reproduce=lambda q, k: q @ k.T / np.sqrt(q.shape[0]),
-    ),
-    KnownMistake(
-        "sqrt of every entry of q",
-        "Your scores are divided by the square root of the number of all entries of q (queries times "
-        "their width), not of d_k. d_k is the width of each query and key, their last axis: "
-        "`d_k = q.shape[-1]`.",
-        reproduce=lambda q, k: q @ k.T / np.sqrt(q.size),
-    ),
+    own("scaled_scores", "sqrt of the number of queries", reproduce=lambda q, k: q @ k.T / np.sqrt(q.shape[0])),
+    own("scaled_scores", "sqrt of every entry of q", reproduce=lambda q, k: q @ k.T / np.sqrt(q.size)),
     catalogued("k not transposed", reproduce=(lambda q, k: q @ k / _sqrt_d(q), lambda q, k: q @ k), error=MATMUL_ERROR),
-    KnownMistake(
-        "reshape instead of transpose",
-        "`k.reshape(d_k, T_k)` has the right shape but not the right numbers: reshape refills the "
-        "array in reading order. Use the transpose, `k.T`.",
+    own(
+        "scaled_scores", "reshape instead of transpose",
         reproduce=(
             lambda q, k: q @ k.reshape(k.shape[1], k.shape[0]) / _sqrt_d(q),
             lambda q, k: q @ k.reshape(k.shape[1], k.shape[0]),
         ),
     ),
-    KnownMistake(
-        "transposed scores",
-        "Rows are queries and columns are keys: `q @ k.T`, shape (T_q, T_k). `k @ q.T` gives the "
-        "transpose, (T_k, T_q).",
-        reproduce=(lambda q, k: k @ q.T / _sqrt_d(q), lambda q, k: k @ q.T),
-    ),
-    KnownMistake(
-        "softmax applied",
-        "Return the scores themselves, before any softmax: softmax turns them into weights in "
-        "exercise 3.",
+    own("scaled_scores", "transposed scores", reproduce=(lambda q, k: k @ q.T / _sqrt_d(q), lambda q, k: k @ q.T)),
+    own(
+        "scaled_scores", "softmax applied",
         reproduce=(
             lambda q, k: shifted_softmax(q @ k.T / _sqrt_d(q)),
             lambda q, k: shifted_softmax(q @ k.T / _sqrt_d(q), axis=0),
         ),
     ),
-    KnownMistake(
-        "elementwise product",
-        "A score is a dot product, a sum over d_k: use the matrix product `q @ k.T`, not `q * k`.",
+    own(
+        "scaled_scores", "elementwise product",
         reproduce=(lambda q, k: q * k / _sqrt_d(q), lambda q, k: q * k.T / _sqrt_d(q)),
         # the broadcast error of q * k itself (not, say, of a division by a shape tuple)
         error=error_on_line(r"\bq\w*\s*\*\s*k|\bk\w*\s*\*\s*q", "could not be broadcast", error_type=ValueError),
     ),
 )
-
-_SCALED_SCORES_HINTS = {
-    "values": "scores = q @ k.T / np.sqrt(d_k), with d_k = q.shape[-1]. Check each step on this input.",
-    "shape": "scores has one row per query and one column per key: shape (T_q, T_k).",
-}
-
 
 def _reference_scaled_scores(q, k):
     return q @ k.T / np.sqrt(q.shape[-1])  # (T_q, d_k) @ (d_k, T_k) -> (T_q, T_k)
@@ -402,7 +324,7 @@ def check_scaled_scores(scaled_scores):
         reference=_reference_scaled_scores,
         cases=_SCALED_SCORES_CASES,
         arg_names=("q", "k"),
-        hints=_SCALED_SCORES_HINTS,
+        hints=own_hints("scaled_scores"),
     )
 
 
@@ -453,16 +375,12 @@ SELF_ATTENTION_MISTAKES = (
     catalogued("softmax over the wrong axis", reproduce=_sa(axis=0)),
     catalogued("softmax over the whole array", reproduce=_sa(softmax=whole_softmax)),
     catalogued("swapped W_K and W_V", reproduce=_sa_proj(lambda x, wq, wk, wv: (x @ wq, x @ wv, x @ wk))),
-    KnownMistake(
-        "scores transposed (or W_Q and W_K swapped)",
-        "Your weights are the transpose of the right ones: queries are rows, keys are columns. "
-        "Compute `q @ k.T` with `q = x @ w_q` and `k = x @ w_k` (not `k @ q.T`, and not "
-        "`q = x @ w_k`, `k = x @ w_q`, which gives the same transposed scores).",
+    own(
+        "self_attention", "scores transposed (or W_Q and W_K swapped)",
         reproduce=_sa_proj(lambda x, wq, wk, wv: (x @ wk, x @ wq, x @ wv)),
     ),
-    KnownMistake(
-        "weights on the left",
-        _SHAPE_ERROR_HINT,
+    own(
+        "project", "weights on the left",
         reproduce=(
             _sa_proj(lambda x, wq, wk, wv: (wq @ x, wk @ x, wv @ x)),
             _sa_proj(lambda x, wq, wk, wv: (x @ wq.T, x @ wk.T, x @ wv.T)),
@@ -470,41 +388,20 @@ SELF_ATTENTION_MISTAKES = (
         error=matmul_error_on_line(_W_AT_X_LINE),
     ),
     catalogued("no softmax", reproduce=_sa(no_softmax=True)),
-    KnownMistake(
-        "output product order",
-        "`output = weights @ v` is (T, T) @ (T, d_v) -> (T, d_v): row i of the output mixes the "
-        "values with row i of the weights (query i's weights). `weights.T @ v` mixes with the "
-        "columns, and `v @ weights` pairs the wrong axes.",
+    own(
+        "self_attention", "output product order",
         reproduce=(
             _sa(left=True),
             lambda x, wq, wk, wv: (x @ wv @ _attn(x @ wq, x @ wk, x @ wv)[1], _attn(x @ wq, x @ wk, x @ wv)[1]),
         ),
         error=matmul_error_on_line(r"\bv\w*\s*@\s*\w*weights|\bv\w*\s*@\s*\w*attn"),
     ),
-    KnownMistake(
-        "values not projected",
-        "The output mixes the VALUES `v = x @ w_v`, not the inputs x: `output = weights @ v`, "
-        "width d_v.",
+    own(
+        "self_attention", "values not projected",
         reproduce=lambda x, wq, wk, wv: (_attn(x @ wq, x @ wk, x)[0], _attn(x @ wq, x @ wk, x @ wv)[1]),
     ),
-    KnownMistake(
-        "product refuses the shapes",
-        "A matrix product refused its shapes (the 'where' line shows which). Check the order of "
-        "the factors against the shape table: `x @ w_q` (T, d_model) @ (d_model, d_k); "
-        "`q @ k.T` (T, d_k) @ (d_k, T); `weights @ v` (T, T) @ (T, d_v).",
-        error=MATMUL_ERROR,
-    ),
+    own("self_attention", "product refuses the shapes", error=MATMUL_ERROR),
 )
-
-_SELF_ATTENTION_HINTS = {
-    "structure": "Return two arrays: `return output, weights` (the output first).",
-    "values": (
-        "Four steps: q, k, v = x @ w_q, x @ w_k, x @ w_v; scores = q @ k.T / np.sqrt(d_k); "
-        "weights = softmax over each row; output = weights @ v. Print each on this input."
-    ),
-    "shape": "output should be (T, d_v) and weights (T, T): print the `.shape` of each intermediate array.",
-}
-
 
 def _reference_self_attention(x, w_q, w_k, w_v):
     return cu.scaled_dot_product_attention(x @ w_q, x @ w_k, x @ w_v)
@@ -524,5 +421,5 @@ def check_self_attention(self_attention):
         cases=_SELF_ATTENTION_CASES,
         arg_names=("x", "w_q", "w_k", "w_v"),
         output_names=("output", "weights"),
-        hints=_SELF_ATTENTION_HINTS,
+        hints=own_hints("self_attention"),
     )

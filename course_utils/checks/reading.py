@@ -10,11 +10,10 @@ import numpy as np
 
 import course_utils as cu
 from course_utils import content
-from course_utils.checks._catalogue import catalogued
+from course_utils.checks._catalogue import catalogued, own, own_hints
 from course_utils.checks._choice_answers import ChoiceAnswers
 from course_utils.checks._framework import (
     Case,
-    KnownMistake,
     checker,
     error_message_contains,
     run_check,
@@ -187,71 +186,42 @@ _CONTRIBUTION_CASES = (
 )
 
 CONTRIBUTIONS_MISTAKES = (
-    KnownMistake(
-        "summed too early",
-        "You returned the output, `weights @ values`: the contributions already added up. Keep one "
-        "row per key: multiply each value vector by its own weight, `weights[:, None] * values`, "
-        "shape (T, d_v). Summing those rows (`.sum(axis=0)`) gives the output back.",
+    own(
+        "contributions", "summed too early",
         reproduce=(
             lambda w, v: w @ v,
             lambda w, v: (w[:, None] * v).sum(axis=0),
         ),
     ),
-    KnownMistake(
-        "summed each contribution",
-        "You returned one number per key: each contribution's coordinates added up (a sum over the "
-        "last axis, `axis=-1` or `axis=1`). Keep the vectors: row j of the result is "
-        "`weights[j] * values[j]`, so the answer is `weights[:, None] * values`, shape (T, d_v), "
-        "without a sum.",
+    own(
+        "contributions", "summed each contribution",
         reproduce=(
             lambda w, v: (w[:, None] * v).sum(axis=-1),
             lambda w, v: w * v.sum(axis=-1),
         ),
     ),
-    KnownMistake(
-        "norms instead of vectors",
-        "You returned one number per key, the length of each contribution. The exercise asks for the "
-        "contribution *vectors*, shape (T, d_v): `weights[:, None] * values`. (Their lengths, "
-        "`np.linalg.norm(..., axis=-1)`, are the |contribution| column of the table.)",
+    own(
+        "contributions", "norms instead of vectors",
         reproduce=(
             lambda w, v: np.linalg.norm(w[:, None] * v, axis=-1),
             lambda w, v: w * np.linalg.norm(v, axis=-1),
         ),
     ),
-    KnownMistake(
-        "weights along the wrong axis",
-        "`weights * values` lines the weights up with the *columns* of values (numpy broadcasts from "
-        "the last axis), so each coordinate, not each key, gets a weight; it only runs when T equals "
-        "d_v. Give the weights a column shape: `weights[:, None] * values`, (T, 1) * (T, d_v).",
+    own(
+        "contributions", "weights along the wrong axis",
         reproduce=(lambda w, v: w * v, lambda w, v: w[None, :] * v),
         error=BROADCAST_ERROR,
     ),
-    KnownMistake(
-        "transposed",
-        "Your result has one row per coordinate and one column per key, (d_v, T). Return one row per "
-        "key, (T, d_v): `weights[:, None] * values`, without `.T`.",
-        reproduce=(lambda w, v: (w[:, None] * v).T, lambda w, v: w * v.T),
-    ),
-    KnownMistake(
-        "matrix product",
-        "`@` sums over an axis, but a contribution is an elementwise product: each value vector "
-        "times one number. Use `*`: `weights[:, None] * values`.",
-        error=MATMUL_ERROR,
-    ),
+    own("contributions", "transposed", reproduce=(lambda w, v: (w[:, None] * v).T, lambda w, v: w * v.T)),
+    own("contributions", "matrix product", error=MATMUL_ERROR),
 )
-
-_CONTRIBUTION_HINTS = {
-    "values": "Row j of the result is `weights[j] * values[j]`: in one line, `weights[:, None] * values`.",
-    "shape": "The result has one row per key and one column per value coordinate: shape (T, d_v).",
-}
-
 
 @checker("contributions", mistakes=CONTRIBUTIONS_MISTAKES)
 def check_contributions(contributions):
     """Check a learner's ``contributions(weights, values) -> (T, d_v)``, ``weights[j] * values[j]``."""
     return run_check(
         contributions, reference=cu.lessons.influence.contributions, cases=_CONTRIBUTION_CASES,
-        arg_names=("weights", "values"), hints=_CONTRIBUTION_HINTS,
+        arg_names=("weights", "values"), hints=own_hints("contributions"),
     )
 
 
@@ -287,28 +257,13 @@ _REMOVAL_CASES = (
 )
 
 REMOVAL_EFFECTS_MISTAKES = (
-    KnownMistake(
-        "not renormalised",
-        "Your effects are `weight * |value|`, the length of each contribution: the output minus that "
-        "key's share, with the other weights left as they were. That is what zeroing a *weight* does. "
-        "Removing a key means masking its *score* (-inf) before the softmax, so the remaining weights "
-        "are renormalised to sum to one again; then recompute the output and take the norm of the "
-        "change.",
+    own(
+        "removal_effects", "not renormalised",
         reproduce=lambda s, v: course_softmax(np.asarray(s, dtype=float)) * np.linalg.norm(v, axis=-1),
     ),
-    KnownMistake(
-        "weight as effect",
-        "You returned the weights themselves. The effect of a key is measured, not read off the "
-        "heatmap: remove the key (its score to -inf), recompute the output, and take "
-        "`np.linalg.norm(output - output_without)`.",
-        reproduce=lambda s, v: course_softmax(np.asarray(s, dtype=float)),
-    ),
-    KnownMistake(
-        "signed difference",
-        "An effect is a size, one non-negative number per key: the Euclidean norm of the change, "
-        "`np.linalg.norm(output - output_without)`. A signed difference (or its sum over the "
-        "coordinates) lets changes in opposite directions cancel, and its sign depends on the order "
-        "of the subtraction.",
+    own("removal_effects", "weight as effect", reproduce=lambda s, v: course_softmax(np.asarray(s, dtype=float))),
+    own(
+        "removal_effects", "signed difference",
         reproduce=(
             lambda s, v: _diffs(s, v),
             lambda s, v: -_diffs(s, v),
@@ -316,58 +271,32 @@ REMOVAL_EFFECTS_MISTAKES = (
             lambda s, v: -_diffs(s, v).sum(axis=-1),
         ),
     ),
-    KnownMistake(
-        "difference of norms",
-        "You compare the lengths of the two outputs, `|output| - |output_without|`. Two outputs of the "
-        "same length can point in different directions: take the length of the difference instead, "
-        "`np.linalg.norm(output - output_without)`.",
+    own(
+        "removal_effects", "difference of norms",
         reproduce=(
             lambda s, v: np.linalg.norm(_removed(s, v)[0]) - np.linalg.norm(_removed(s, v)[1], axis=-1),
             lambda s, v: np.linalg.norm(_removed(s, v)[1], axis=-1) - np.linalg.norm(_removed(s, v)[0]),
             lambda s, v: np.abs(np.linalg.norm(_removed(s, v)[0]) - np.linalg.norm(_removed(s, v)[1], axis=-1)),
         ),
     ),
-    KnownMistake(
-        "squared norm",
-        "You return the *squared* length of the change, `((output - output_without) ** 2).sum()`. "
-        "Take its square root: `np.linalg.norm(output - output_without)`, so that an effect is in the "
-        "same units as the output.",
-        reproduce=lambda s, v: (_diffs(s, v) ** 2).sum(axis=-1),
-    ),
-    KnownMistake(
-        "other norm",
-        "Measure the change with the Euclidean norm, `np.linalg.norm(output - output_without)` (the "
-        "square root of the sum of squares), not the sum or the largest of the absolute differences.",
+    own("removal_effects", "squared norm", reproduce=lambda s, v: (_diffs(s, v) ** 2).sum(axis=-1)),
+    own(
+        "removal_effects", "other norm",
         reproduce=(lambda s, v: np.abs(_diffs(s, v)).sum(axis=-1), lambda s, v: np.abs(_diffs(s, v)).max(axis=-1)),
     ),
     catalogued("large negative number in an empty row", reproduce=lambda s, v: _effects(s, v, fill=-1e9)),
-    KnownMistake(
-        "score set to 0",
-        "Setting the removed key's *score* to 0 does not remove it: exp(0) = 1, so it still gets "
-        "weight (often more than before). A removed key's score must be -inf, "
-        "`np.where(np.arange(T) == j, -np.inf, scores)`, so that its weight is exactly 0.",
-        reproduce=lambda s, v: _effects(s, v, fill=0.0),
-    ),
+    own("removal_effects", "score set to 0", reproduce=lambda s, v: _effects(s, v, fill=0.0)),
     catalogued("nan in an empty row", reproduce=lambda s, v: _effects(s, v, softmax="shifted")),
     catalogued("no max shift", reproduce=(lambda s, v: _effects(s, v, softmax="naive"),
                                           lambda s, v: _effects(s, v, softmax="naive, empty rows handled"))),
 )
-
-_REMOVAL_HINTS = {
-    "values": (
-        "For each key j: copy the scores, set score j to -np.inf, softmax, multiply by the values, and "
-        "take `np.linalg.norm(output - output_without_j)`, where `output = cu.softmax(scores) @ values`."
-    ),
-    "shape": "Return one effect per key: an array of shape (T,).",
-}
-
 
 @checker("removal_effects", mistakes=REMOVAL_EFFECTS_MISTAKES)
 def check_removal_effects(removal_effects):
     """Check a learner's ``removal_effects(scores, values) -> (T,)``: scores (T,), values (T, d_v)."""
     return run_check(
         removal_effects, reference=cu.lessons.influence.removal_effects, cases=_REMOVAL_CASES,
-        arg_names=("scores", "values"), hints=_REMOVAL_HINTS,
+        arg_names=("scores", "values"), hints=own_hints("removal_effects"),
     )
 
 
@@ -457,50 +386,21 @@ CAPSTONE_MISTAKES = (
                reproduce=(lambda *a: _layer(*a, fill=-1e9), lambda *a: _layer(*a, fill=-1e9, additive=True))),
     catalogued("no max shift", reproduce=(lambda *a: _layer(*a, softmax="naive"),
                                           lambda *a: _layer(*a, softmax="naive, empty rows handled"))),
-    KnownMistake(
-        "causal only",
-        "You use the causal mask only: the padding mask is missing. With right padding the causal mask "
-        "already hides the <pad> keys from the real tokens, but the <pad> queries still attend to <pad> "
-        "keys, and a ticket of length 0 must have no permitted key at all. Build the key padding mask "
-        "too, `np.arange(T)[None, :] < lengths[:, None]` (B, T), and combine: "
-        "`causal[None, :, :] & real_keys[:, None, :]` (B, T, T).",
-        reproduce=_variants(masks="causal"),
-    ),
+    own("capstone_layer", "causal only", reproduce=_variants(masks="causal")),
     catalogued("sees the next token", reproduce=_variants(diagonal=1)),
     catalogued("cannot see itself", reproduce=_variants(diagonal=-1)),
     catalogued("future instead of past", reproduce=_variants(causal="triu")),
     catalogued("each token sees only itself", reproduce=_variants(causal="eye")),
-    KnownMistake(
-        "padding only",
-        "You use the padding mask only: the causal mask is missing, so every token sees the tokens "
-        "after it. Build it too (`np.arange(T)[None, :] <= np.arange(T)[:, None]`, (T, T)) and combine "
-        "the two with `&`.",
-        reproduce=_variants(masks="padding"),
-    ),
-    KnownMistake(
-        "padding on the queries",
-        "Your padding mask blocks the <pad> *queries* (rows) instead of the <pad> *keys* (columns): "
-        "`real[:, :, None]` where it should be `real[:, None, :]`. A key padding mask has shape "
-        "(B, 1, T): the same columns blocked for every query.",
-        reproduce=_variants(pad_axis="queries"),
-    ),
-    KnownMistake(
-        "combined with or",
-        "You combine the masks with `|` (or): a key is then allowed if it is earlier *or* real, so "
-        "tokens see later real tokens and <pad> keys. A key must pass both masks: `causal & padding`.",
-        reproduce=_variants(combine="or"),
-    ),
+    own("capstone_layer", "padding only", reproduce=_variants(masks="padding")),
+    own("capstone_layer", "padding on the queries", reproduce=_variants(pad_axis="queries")),
+    own("capstone_layer", "combined with or", reproduce=_variants(combine="or")),
     catalogued("inverted mask", reproduce=_variants(invert=True)),
     catalogued("mask ignored", reproduce=_variants(masks="none")),
     catalogued("mask multiplied into the scores", reproduce=_variants(mask_at="multiply")),
     catalogued("boolean mask added to the scores", reproduce=_variants(mask_at="add")),
-    KnownMistake(
-        "mask without a head axis",
+    own(
+        "capstone_layer", "mask without a head axis",
         # not "your mask is (B, T, T)": `mask[None]`, (1, B, T, T), gives the same result
-        "The scores of every head have shape (B, h, T, T), and your mask's batch axis meets their head "
-        "axis (a (B, T, T) mask, or `mask[None]` of shape (1, B, T, T)): numpy lines shapes up from the "
-        "right, so ticket b's mask lands on head b (or the shapes do not broadcast). Put the head axis "
-        "after the batch axis: `mask[:, None, :, :]`, shape (B, 1, T, T), shared by every head.",
         reproduce=_variants(head_axis=False),
         error=lambda exc, args: BROADCAST_ERROR(exc) and _names_scores_shape(exc, args),
     ),
@@ -522,34 +422,12 @@ CAPSTONE_MISTAKES = (
                error=error_message_contains("axes don't match array", error_type=ValueError)),
     catalogued("merge without the transpose", reproduce=_variants(merge="no transpose")),
     catalogued("heads interleaved", reproduce=_variants(merge="interleave")),
-    KnownMistake(
-        "one head",
-        "Your weights have no head axis, shape (B, T, T): one attention over all d_model columns. Split the "
-        "projections into heads, `cu.split_heads(x @ w_q, num_heads)` (B, h, T, d_head), attend in every "
-        "head, then `cu.merge_heads` the head outputs, and return the weights of every head, (B, h, T, T).",
-        reproduce=_variants(heads=False),
-    ),
+    own("capstone_layer", "one head", reproduce=_variants(heads=False)),
     # a mistake of its own: told to split, a learner who did split would undo right code
     catalogued("weights averaged over heads", reproduce=lambda *a: _layer(*a, weights="mean")),
     catalogued("no softmax", reproduce=_variants(softmax="none")),
     swapped_outputs(_layer),
 )
-
-_CAPSTONE_HINTS = {
-    "values": (
-        "Go step by step on the failing input: build the (B, T, T) mask and print it as 0/1; compare it "
-        "with `cu.causal_mask(T)[None] & cu.padding_mask(lengths, T)[:, None, :]`; then check the split into "
-        "heads (reshape to (B, T, h, d_head), then swap the T and h axes: `cu.split_heads` does both), the "
-        "softmax's axis (-1, over the keys), the scale (sqrt(d_head)) and the output projection."
-    ),
-    "structure": "The layer returns two things: `return output, weights`.",
-    "shape": "output has shape (B, T, d_model) and weights (B, num_heads, T, T).",
-    "nonfinite": (
-        "nan appears where a row has no permitted key (a ticket of length 0) and the softmax divides "
-        "0 by 0. Give such rows zero weights: `cu.softmax` does."
-    ),
-}
-
 
 @checker("capstone_layer", mistakes=CAPSTONE_MISTAKES)
 def check_capstone_layer(capstone_layer):
@@ -562,6 +440,6 @@ def check_capstone_layer(capstone_layer):
     ``cu.padding_mask`` (the answer itself) is told so, kindly, and not called correct.
     """
     return run_check(
-        capstone_layer, reference=_reference_capstone, cases=_CAPSTONE_CASES, hints=_CAPSTONE_HINTS,
+        capstone_layer, reference=_reference_capstone, cases=_CAPSTONE_CASES, hints=own_hints("capstone_layer"),
         arg_names=("x", "lengths", "w_q", "w_k", "w_v", "w_o", "num_heads"), output_names=("output", "weights"),
     )

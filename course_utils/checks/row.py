@@ -2,12 +2,11 @@
 import numpy as np
 
 import course_utils as cu
-from course_utils.checks._catalogue import catalogued
+from course_utils.checks._catalogue import catalogued, own, own_hints
 from course_utils.checks._compare import Comparison, Problem
 from course_utils.checks._format import describe, field, fmt_value, is_numeric_array_like
 from course_utils.checks._framework import (
     Case,
-    KnownMistake,
     checker,
     correct,
     error_message_contains,
@@ -57,11 +56,6 @@ def _softmax_wrong_axis_variants(whole):
     return tuple(lambda x, s=s: _exp(x - s(x)) / _exp(x - s(x)).sum(axis=0, keepdims=True) for s in shifts)
 
 
-#: One hint for the scores divided by their sum in place of a softmax, wherever a checker names it.
-_NO_EXP_HINT = ("Apply exp before normalising: softmax divides `np.exp(x - x.max(axis=-1, keepdims=True))` by "
-                "its sum. Dividing the raw scores by their sum breaks on zero or negative scores (0 / 0 is nan, "
-                "and weights can come out negative).")
-
 SOFTMAX_MISTAKES = (
     # Tried in this order; the first whose buggy output equals the learner's gives the hint.
     # The axis mistakes only differ from softmax on 2-D input, so they go first: there, the
@@ -73,24 +67,10 @@ SOFTMAX_MISTAKES = (
         # without the shift, a 1-D habit also sums the whole array: the per-row hint covers both
         lambda x: _exp(x) / _exp(x).sum(),
     )),
-    KnownMistake(
-        "min shift",
-        "Subtract the max, not the min: `x - x.min()` makes the largest score bigger (here it "
-        "becomes 1000), so exp overflows to inf. After `x - x.max()` every score is at most 0 and "
-        "exp stays between 0 and 1.",
-        reproduce=lambda x: _row_normalised(_exp(x - np.min(x, axis=-1, keepdims=True))),
-    ),
-    KnownMistake(
-        "exp only",
-        "You return the exponentials themselves. Divide them by their sum so that the weights add "
-        "up to 1: `e / e.sum(axis=-1, keepdims=True)`.",
-        reproduce=_exp,
-    ),
-    KnownMistake(
-        "divide by max",
-        "Your largest weight is exactly 1: that is what `np.exp(x - x.max())` gives on its own, and "
-        "what dividing the exponentials by their max gives. Divide by their sum instead, so that "
-        "the weights add up to 1.",
+    own("softmax", "min shift", reproduce=lambda x: _row_normalised(_exp(x - np.min(x, axis=-1, keepdims=True)))),
+    own("softmax", "exp only", reproduce=_exp),
+    own(
+        "softmax", "divide by max",
         reproduce=(
             lambda x: _exp(x - np.max(x, axis=-1, keepdims=True)),
             lambda x: _exp(x - np.max(x)),
@@ -98,9 +78,8 @@ SOFTMAX_MISTAKES = (
             lambda x: _exp(x) / np.max(_exp(x)),
         ),
     ),
-    KnownMistake(
-        "no exp",
-        _NO_EXP_HINT,
+    own(
+        "softmax", "no exp",
         reproduce=(
             lambda x: x / x.sum(axis=-1, keepdims=True),
             lambda x: x / x.sum(),
@@ -110,37 +89,13 @@ SOFTMAX_MISTAKES = (
             lambda x: (x - np.max(x)) / (x - np.max(x)).sum(),
         ),
     ),
-    KnownMistake(
-        "missing keepdims",
-        "For a (2, 3) input, `x.max(axis=-1)` and `e.sum(axis=-1)` have shape (2,): they do "
-        "not line up with (2, 3). Add `keepdims=True` so they have shape (2, 1) and apply to each row.",
-        error=BROADCAST_ERROR,
-    ),
-    KnownMistake(
-        "axis 1 on 1-D input",
-        "A 1-D array has only axis 0, so `axis=1` fails on it. Use `axis=-1`, the last axis: it is "
-        "the axis of the scores for 1-D input and the rows' axis for 2-D input.",
+    own("softmax", "missing keepdims", error=BROADCAST_ERROR),
+    own(
+        "softmax", "axis 1 on 1-D input",
         error=error_message_contains("out of bounds for array of dimension", error_type=IndexError),
     ),
-    KnownMistake(
-        "global max shift",
-        "Subtract each row's own max: `x.max(axis=-1, keepdims=True)`. With the max of the whole "
-        "array, a row whose scores are all far below it gets exp(...) = 0 everywhere, and 0 / 0 is nan.",
-        reproduce=lambda x: _row_normalised(_exp(x - np.max(x))),
-    ),
+    own("softmax", "global max shift", reproduce=lambda x: _row_normalised(_exp(x - np.max(x)))),
 )
-
-_SOFTMAX_HINTS = {
-    "values": (
-        "Check the three steps on this input: subtract the largest score, exponentiate, divide by "
-        "the sum. For a 2-D input, do all three along the last axis (each row on its own)."
-    ),
-    "shape": (
-        "The weights must have the same shape as x. Print the `.shape` of each intermediate array: "
-        "a max or sum without `axis=-1, keepdims=True` changes it."
-    ),
-}
-
 
 @checker("softmax", mistakes=SOFTMAX_MISTAKES)
 def check_softmax(softmax):
@@ -151,7 +106,7 @@ def check_softmax(softmax):
         reference=cu.softmax,
         cases=_SOFTMAX_CASES,
         arg_names=("x",),
-        hints=_SOFTMAX_HINTS,
+        hints=own_hints("softmax"),
     )
 
 
@@ -174,53 +129,41 @@ def _with_softmax(make_output):
 
 ATTENTION_ROW_MISTAKES = (
     swapped_outputs(_with_softmax(lambda w, s, v: w @ v)),
-    KnownMistake(
-        "mixes positions",
-        "The output mixes the value vectors, not token positions or IDs: multiply the weights by "
-        "`values` (`weights @ values`), which gives one vector of length d_v.",
+    own(
+        "attention_row", "mixes positions",
         reproduce=(
             _with_softmax(lambda w, s, v: w @ np.arange(len(s))),
             _with_softmax(lambda w, s, v: w @ np.arange(1, len(s) + 1)),
         ),
     ),
     catalogued("no softmax", reproduce=(lambda s, v: (s @ v, s), _with_softmax(lambda w, s, v: s @ v))),
-    KnownMistake(  # a learner's trial: scores / scores.sum() as the weights got the generic hint
-        "no exp", _NO_EXP_HINT,
-        reproduce=tuple(lambda s, v, norm=norm: (norm(s) @ v, norm(s)) for norm in (
+    own(  # a learner's trial: scores / scores.sum() as the weights got the generic hint
+        "softmax", "no exp", reproduce=tuple(lambda s, v, norm=norm: (norm(s) @ v, norm(s)) for norm in (
             lambda s: s / s.sum(axis=-1, keepdims=True), lambda s: s / np.sum(s))),
     ),
-    KnownMistake(
-        "unweighted sum",
-        "Each value vector must be multiplied by its weight before adding them up: `weights @ values`. "
-        "A plain sum or mean of the values ignores the scores.",
+    own(
+        "attention_row", "unweighted sum",
         reproduce=(
             _with_softmax(lambda w, s, v: v.sum(axis=0)),
             _with_softmax(lambda w, s, v: v.mean(axis=0)),
         ),
     ),
-    KnownMistake(
-        "shape slip",
-        "Mind the order of the factors: weights has shape (T,) and values (T, d_v), so "
-        "`weights @ values` gives shape (d_v,). `values @ weights` or `weights @ values.T` pairs "
-        "the wrong axes.",
+    own(
+        "attention_row", "shape slip",
         reproduce=(
             _with_softmax(lambda w, s, v: v @ w),
             _with_softmax(lambda w, s, v: w @ v.T),
         ),
         error=MATMUL_ERROR,
     ),
-    KnownMistake(
-        "broadcast slip",
-        "`weights * values` lines up weights (T,) with the last axis of values (d_v), not with its "
-        "rows. Use `(weights[:, None] * values).sum(axis=0)`, or simply `weights @ values`.",
+    own(
+        "attention_row", "broadcast slip",
         reproduce=(_with_softmax(lambda w, s, v: (w * v).sum(axis=0)),
                    _with_softmax(lambda w, s, v: (w * v).sum(axis=1))),
         error=BROADCAST_ERROR,
     ),
-    KnownMistake(
-        "not normalised",
-        "The weights must add up to 1: divide the exponentials by their sum (that is softmax) "
-        "before mixing the values.",
+    own(
+        "attention_row", "not normalised",
         reproduce=(
             lambda s, v: (_exp(s) @ v, _exp(s)),
             lambda s, v: (_exp(s) @ v, shifted_softmax(s)),
@@ -234,22 +177,6 @@ ATTENTION_ROW_MISTAKES = (
     )),
 )
 
-_ATTENTION_ROW_HINTS = {
-    "structure": (
-        "attention_row must return two things: end it with `return output, weights` "
-        "(the output first, then the weights)."
-    ),
-    "values": (
-        "Two steps: `weights = softmax(scores)`, then `output = weights @ values`. Check each on "
-        "this input."
-    ),
-    "shape": (
-        "output should have shape (d_v,) and weights shape (T,): print the `.shape` of each "
-        "intermediate array."
-    ),
-}
-
-
 @checker("attention_row", mistakes=ATTENTION_ROW_MISTAKES)
 def check_attention_row(attention_row):
     """Check a learner's ``attention_row(scores, values) -> (output, weights)``: scores (T,), values
@@ -260,7 +187,7 @@ def check_attention_row(attention_row):
         cases=_ATTENTION_ROW_CASES,
         arg_names=("scores", "values"),
         output_names=("output", "weights"),
-        hints=_ATTENTION_ROW_HINTS,
+        hints=own_hints("attention_row"),
     )
 
 
@@ -315,16 +242,7 @@ def _scores_problem(got, name=None):
     return None
 
 
-_SCORES_HINTS = {
-    "none": "End the function with `return [s1, s2, s3]`, your three scores.",
-    "type": "Return a list of three numbers, for example `return [s1, s2, s3]`.",
-    "shape": "The article's example has three keys: return exactly three numbers, `[s1, s2, s3]`.",
-    "nonfinite": "A finite gap of a few units between the scores is enough.",
-    "exception": (
-        "Read the last line of the error. The function takes no arguments and ends with "
-        "`return [s1, s2, s3]`."
-    ),
-}
+_SCORES_HINTS = own_hints("scores_for_third_value")
 
 
 def _scores(got):
@@ -342,41 +260,21 @@ def _look_like_weights(got):
 SCORES_FOR_THIRD_VALUE_MISTAKES = (
     # Recognised from the scores themselves (``matches``); each describes what the learner returned.
     # Tried in order: three numbers that look like weights are read as weights first.
-    KnownMistake(
-        "returned weights",
-        "Your three numbers are between 0 and 1 and add up to 1: they look like weights, not scores. "
-        "The exercise asks for the scores, which softmax then turns into weights; the softmax of numbers "
-        "between 0 and 1 cannot give any key 0.9. Return the scores themselves, e.g. two equal scores "
-        "and a third one about 3 larger.",
-        matches=lambda got, args: _look_like_weights(got),
-    ),
-    KnownMistake(
-        "equal scores",
-        "Equal scores give equal weights, 1/3 each. Make the third score the largest.",
+    own("scores_for_third_value", "returned weights", matches=lambda got, args: _look_like_weights(got)),
+    own(
+        "scores_for_third_value", "equal scores",
         matches=lambda got, args: bool(np.all(_scores(got) == _scores(got)[0])),
     ),
-    KnownMistake(
-        "third not largest",
-        lambda got, args: (
-            f"The largest score is not the third one, so the third key gets only {_third_weight(got):.4f}. "
-            "Softmax gives the most weight to the largest score: make the third score the largest."
-        ),
+    own(
+        "scores_for_third_value", "third not largest", fill=lambda got, args: {"weight": _third_weight(got)},
         matches=lambda got, args: bool(_scores(got)[2] < _scores(got)[:2].max()),
     ),
-    KnownMistake(
-        "tie for largest",
-        "The third score ties with another one for the largest, so they share the weight. "
-        "Make the third score larger than both others.",
+    own(
+        "scores_for_third_value", "tie for largest",
         matches=lambda got, args: bool(_scores(got)[2] == _scores(got)[:2].max()),
     ),
-    KnownMistake(
-        "gap too small",
-        lambda got, args: (
-            f"The third score is the largest, but its weight is only {_third_weight(got):.4f}. The gap between "
-            "the scores matters, not their size (adding the same number to all three changes nothing): if "
-            "the other two are equal, the third must beat them by about ln(18) ≈ 2.9 to get 0.9 of "
-            "the weight."
-        ),
+    own(
+        "scores_for_third_value", "gap too small", fill=lambda got, args: {"weight": _third_weight(got)},
         matches=lambda got, args: bool(_scores(got)[2] > _scores(got)[:2].max()),
     ),
 )

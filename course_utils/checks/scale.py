@@ -9,9 +9,9 @@ brings ``scores_block`` (B,) and ``v_block`` (B, d_v). The reference is
 import numpy as np
 
 import course_utils as cu
+from course_utils.checks._catalogue import own, own_hints
 from course_utils.checks._framework import (
     Case,
-    KnownMistake,
     checker,
     error_message_contains,
     error_on_line,
@@ -118,22 +118,9 @@ _GUARDS = (True, False, "early return")
 ONLINE_UPDATE_MISTAKES = (
     # Tried in this order on the failing case. The NaN mistake only shows on the all-masked first
     # block, where an unguarded wrong sign also gives NaN: there the missing guard is the real bug.
-    KnownMistake(
-        "nan on an all-masked first block",
-        "When every score seen so far is -inf (m = -inf and the block's scores are all -inf), "
-        "m_new is -inf too, and both `np.exp(m - m_new)` and `np.exp(scores_block - m_new)` hold "
-        "exp(-inf - (-inf)) = exp(nan) = nan: a guard on one of them is not enough. Shift by "
-        "0 in that case: `shift = 0.0 if m_new == -np.inf else m_new` (test with `==`: `is -np.inf` is "
-        "False for a computed -inf, and `if m_new` is True for it), then use "
-        "`np.exp(m - shift)` and `np.exp(scores_block - shift)`: l stays 0 and o stays zeros.",
-        reproduce=_update(guard=False),
-    ),
-    KnownMistake(
-        "no rescale",
-        "The old sum l and the old output o were computed with the old maximum m as the shift. When "
-        "the maximum grows to m_new, multiply both by `rescale = np.exp(m - m_new)` before adding the "
-        "new block: `l_new = rescale * l + p.sum()` and `o_new = rescale * o + p @ v_block`, with "
-        "`p = np.exp(scores_block - m_new)`.",
+    own("online_update", "nan on an all-masked first block", reproduce=_update(guard=False)),
+    own(
+        "online_update", "no rescale",
         reproduce=tuple(
             # with and without the guard for an all-masked first block (most first attempts have none)
             _update(**knobs, guard=guard)
@@ -141,18 +128,13 @@ ONLINE_UPDATE_MISTAKES = (
             for guard in (True, False)
         ),
     ),
-    KnownMistake(
-        "wrong sign",
-        "The rescaling factor has the wrong sign: it is `np.exp(m - m_new)`, which is at most 1 "
-        "(the old terms shrink when the maximum grows), not `np.exp(m_new - m)`.",
+    own(
+        "online_update", "wrong sign",
         reproduce=tuple(_update(sign=-1.0, guard=guard) for guard in _GUARDS)
         + (_update(sign=-1.0, rescale_guard=True),),  # exp(m_new - m) if m > -np.inf else 0.0
     ),
-    KnownMistake(
-        "max not updated",
-        "The running maximum must become `m_new = max(m, scores_block.max())`: the largest score "
-        "seen in ANY block so far. Keeping the old m, or taking only this block's maximum, returns "
-        "the wrong m_new (and with the old m, exp of a larger new score can overflow).",
+    own(
+        "online_update", "max not updated",
         reproduce=(_update(keep_max=True), _update(keep_max=True, guard=False),
                    _update(block_max_only=True), _update(block_max_only=True, guard=False)),
         # the m_new it returns is enough to tell, whatever its l_new and o_new: the old m on every
@@ -160,89 +142,44 @@ ONLINE_UPDATE_MISTAKES = (
         matches=(lambda got, args: _m_new(got) == float(args[0]),
                  lambda got, args: _m_new(got) == float(np.max(args[3]))),
     ),
-    KnownMistake(
-        "p shifted by the old maximum",
-        "Shift the new block's scores by the new maximum: `p = np.exp(scores_block - m_new)`. After the "
-        "rescaling, the old l and o count their terms as exp(score - m_new); terms shifted by the old m are "
-        "on another scale (and while m is still -inf, nothing can be shifted by it).",
+    own(
+        "online_update", "p shifted by the old maximum",
         reproduce=(_update(p_by_old_max=True), _update(p_by_old_max=True, guard=False)),
     ),
-    KnownMistake(
-        "m_new set to 0",
-        "When every score so far is -inf, m_new is -inf: it is the running maximum, and the next block "
-        "needs it. Do not replace -inf by 0 in m or m_new; use a separate shift for the exps: "
-        "`shift = 0.0 if m_new == -np.inf else m_new`, then `np.exp(m - shift)` and "
-        "`np.exp(scores_block - shift)`.",
-        reproduce=_update(zero_max=True),
-    ),
-    KnownMistake(
-        "guard tests m, not m_new",
-        "Your guard for the all-masked case tests the old m, which is -inf on every first block, also when "
-        "this block has real scores: then m_new is finite and p must be `np.exp(scores_block - m_new)`, added "
-        "to l and o. Test the new maximum: `shift = 0.0 if m_new == -np.inf else m_new` (or return early only "
-        "when `m_new == -np.inf`).",
+    own("online_update", "m_new set to 0", reproduce=_update(zero_max=True)),
+    own(
+        "online_update", "guard tests m, not m_new",
         reproduce=(_update(guard="on m"), _update(guard="early return on m")),
     ),
-    KnownMistake(
-        "normalised inside",
-        "Keep o unnormalised: `o_new = rescale * o + p @ v_block`. Divide by l only once, after the "
-        "last block (`output = o / l`). Dividing inside the update mixes a normalised old o with "
-        "unnormalised new terms.",
+    own(
+        "online_update", "normalised inside",
         reproduce=tuple(_update(normalise=True, guard=guard) for guard in _GUARDS),
     ),
-    KnownMistake(
-        "kept normalised",
-        "You keep o normalised: the old o times l, plus the new terms, divided by l_new. That is a "
-        "sound algorithm, but not this exercise's: here o is the running *unnormalised* output (the o "
-        "you are given is a plain weighted sum, and the division by l comes once, after the last "
-        "block). Return `o_new = rescale * o + p @ v_block`, without dividing.",
+    own(
+        "online_update", "kept normalised",
         reproduce=tuple(_update(normalise="kept normalised", guard=guard) for guard in _GUARDS),
     ),
-    KnownMistake(
-        "normalised inside, wrong sign",
-        "Two things. You divide by l inside the update, to keep o normalised: here o is the running "
-        "*unnormalised* output (the o you are given is a plain weighted sum), so add the new block "
-        "to it without dividing; the division by l comes once, after the last block. And the "
-        "rescaling factor has the wrong sign: it is `np.exp(m - m_new)`, at most 1 (the old terms "
-        "shrink when the maximum grows), not `np.exp(m_new - m)`.",
+    own(
+        "online_update", "normalised inside, wrong sign",
         reproduce=tuple(_update(sign=-1.0, normalise=how, guard=guard)
                         for how in ("kept normalised", True) for guard in _GUARDS),
     ),
-    KnownMistake(
-        "an all-masked block resets the running values",
-        "A block whose keys are all masked adds nothing, and it does not erase the blocks before it: "
-        "return m, l and o as they are (`m_new = m`). They are -inf, 0 and zeros only when nothing has "
-        "been seen yet (an all-masked first block). Trailing padding makes the last blocks all masked.",
+    own(
+        "online_update", "an all-masked block resets the running values",
         reproduce=tuple(_reset_when_all_masked(keep) for keep in ((), ("m",), ("m", "l"))),
     ),
-    KnownMistake(
-        "np.max of two numbers",
-        "`np.max(a, b)` takes the maximum of ONE array, and its second argument is an axis (hence the error about "
-        "an integer). For the larger of two numbers use Python's `max(m, scores_block.max())`, or "
-        "`np.maximum(m, scores_block.max())`.",
+    own(
+        "online_update", "np.max of two numbers",
         error=error_on_line(r"np\.(max|amax)\(", "cannot be interpreted as an integer", error_type=TypeError),
     ),
-    KnownMistake(
-        "an array where a number is needed",
-        "The line shown above uses a whole array where Python needs one number: in `max(...)`, or in an "
-        "`if` (also `... if ... else ...`). For the maximum, take the block's as one number: "
-        "`m_new = max(m, scores_block.max())`. For a test, compare one number: `m_new == -np.inf` is true "
-        "exactly when every score so far is -inf (`(scores_block == -np.inf).all()` tests the block alone); "
-        "`np.where(...)` chooses element by element.",
+    own(
+        "online_update", "an array where a number is needed",
         error=error_message_contains("truth value of an array with more than one element is ambiguous",
                                      error_type=ValueError),
     ),
 )
 
-_HINTS = {
-    "values": (
-        "Three steps: `m_new = max(m, scores_block.max())`; `rescale = np.exp(m - m_new)` and "
-        "`p = np.exp(scores_block - m_new)`; `l_new = rescale * l + p.sum()`, "
-        "`o_new = rescale * o + p @ v_block`. Check each on this input."
-    ),
-    "structure": "Return three things: `return m_new, l_new, o_new`.",
-    "shape": "m_new and l_new are single numbers; o_new has the shape of o, (d_v,).",
-}
+_HINTS = own_hints("online_update")
 
 
 @checker("online_update", mistakes=ONLINE_UPDATE_MISTAKES)

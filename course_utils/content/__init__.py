@@ -14,6 +14,9 @@ One TOML file per kind of content, in this folder, each with a header that says 
 ``feedback.toml``   the checkers' generic hints, by kind of problem (``course_utils.checks._framework``)
 ``mistakes.toml``   the course-wide catalogue of known mistakes and the steps each exercise performs (``mistakes()``,
                     ``exercise_steps()``; the checkers build their known mistakes from it)
+``hints.toml``      each exercise's own hints: its known mistakes' and its generic ones by kind of problem
+                    (``course_utils.checks._catalogue`` reads it; with mistakes.toml and hint_levels.toml, every
+                    hint a checker shows)
 
 Every text is read with its line breaks as spaces (``" ".join(text.split())``), so a long text can be wrapped in
 the file as it reads best.
