@@ -9,13 +9,15 @@ import course_utils.checks as checks
 from course_utils import content
 from course_utils.checks._catalogue import HINTS, own, own_hints
 
+#: The function a checker names an entry with, and the entry's table in hints.toml.
+TABLES = {"own": "mistakes", "own_hints": "generic", "own_texts": "texts"}
 TOPIC_FILES = [Path(checks.__file__).parent / f"{topic}.py" for topic in checks.TOPICS]
 
 
 def _calls(path):
-    """The (line, name, args) of every own(...) and own_hints(...) call in a checker module."""
+    """The (line, name, args) of every own(...), own_hints(...) and own_texts(...) call in a checker module."""
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Call) and getattr(node.func, "id", "") in ("own", "own_hints"):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", "") in TABLES:
             yield node.lineno, node.func.id, node.args
 
 
@@ -26,7 +28,7 @@ def _named():
         for line, name, args in _calls(path):
             assert all(isinstance(a, ast.Constant) for a in args), f"{path.name}:{line}: {name} takes literal names"
             exercise, *key = (a.value for a in args)
-            named.add((exercise, "mistakes", key[0]) if name == "own" else (exercise, "generic", None))
+            named.add((exercise, TABLES[name], key[0] if key else None))
     return named
 
 
@@ -41,12 +43,12 @@ def test_every_entry_of_the_hints_file_is_used_by_a_checker():
     named, unused = _named(), []
     for exercise, tables in HINTS.items():
         for table, entries in tables.items():
-            if table == "generic":
+            if table in ("generic", "texts"):  # a checker takes the whole table
                 keys = [None]
-            elif table == "mistakes":
+            elif table in TABLES.values():
                 keys = list(entries)
             else:
-                unused.append(f"[{exercise}.{table}]: not a table of the file's header (mistakes or generic)")
+                unused.append(f"[{exercise}.{table}]: not a table of the file's header (mistakes, generic or texts)")
                 continue
             unused += [f"[{exercise}.{table}]" + (f' "{key}"' if key else "") for key in keys
                        if (exercise, table, key) not in named]

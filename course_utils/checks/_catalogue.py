@@ -4,15 +4,17 @@ from its id and keeps only how the mistake is recognised (its reproduce function
 ``catalogued(id)``       a mistake of the course-wide catalogue (mistakes.toml): the same hint in every exercise
 ``own(exercise, id)``    one of an exercise's own mistakes (hints.toml, ``[<exercise>.mistakes]``)
 ``own_hints(exercise)``  an exercise's generic hints per kind of problem (hints.toml, ``[<exercise>.generic]``)
+``own_texts(exercise)``  the texts a checker composes its hints from (hints.toml, ``[<exercise>.texts]``)
 """
 from course_utils import content
 from course_utils.checks._framework import KnownMistake
 
-__all__ = ["CATALOGUE", "HINTS", "catalogued", "own", "own_hints"]
+__all__ = ["CATALOGUE", "HINTS", "catalogued", "own", "own_hints", "own_texts"]
 
 #: {id: content.Mistake}, the catalogue as the content file gives it.
 CATALOGUE = content.mistakes()
-#: {exercise: {"mistakes": {id: text, or {variant: text}}, "generic": {kind: text}}}, as hints.toml gives it.
+#: {exercise: {"mistakes": {id: text, or {variant: text}}, "generic": {kind: text}, "texts": {key: text}}}, as
+#: hints.toml gives it.
 HINTS = content.read("hints")
 
 
@@ -61,6 +63,12 @@ def own_hints(exercise):
     """{kind of problem: hint}: the generic hints of ``exercise`` (hints.toml's ``[<exercise>.generic]``), for
     ``run_check(hints=...)``."""
     return dict(_entry(exercise, "generic"))
+
+
+def own_texts(exercise):
+    """{key: text}: hints.toml's ``[<exercise>.texts]``, the parts of the hints a checker composes itself from the
+    answer (their ``{name}`` fields for the checker's ``str.format``)."""
+    return dict(_entry(exercise, "texts"))
 
 
 def _entry(exercise, table, key=None):

@@ -5,7 +5,7 @@ import numbers
 import numpy as np
 
 import course_utils as cu
-from course_utils.checks._catalogue import catalogued, own, own_hints
+from course_utils.checks._catalogue import catalogued, own, own_hints, own_texts
 from course_utils.checks._compare import Comparison, Problem
 from course_utils.checks._format import describe, field
 from course_utils.checks._framework import (
@@ -82,39 +82,15 @@ def _as_shape(value):
     return tuple(int(v) for v in value) if whole else None
 
 
+#: The texts the shape table's hints are made of: one per entry, and the parts said around them.
+_TEXTS = own_texts("shapes")
+
+
 def _shape_hint(key, got, sizes):
     """A hint for one wrong entry of the table, naming the mix-up when it is a usual one."""
-    T, d_model, d_k, d_v = sizes
-    hints = {
-        "X": "X holds one embedding per token: T rows, each d_model wide, so X is (T, d_model).",
-        "W_Q": (
-            "W_Q sits right of X in `Q = X @ W_Q`: its rows must match X's columns (d_model) and its "
-            "columns give each query's width (d_k), so W_Q is (d_model, d_k)."
-        ),
-        "W_V": (
-            "W_V turns each d_model-wide embedding into a value of width d_v (its own width, not "
-            "d_k): W_V is (d_model, d_v)."
-        ),
-        "Q": "Q = X @ W_Q is (T, d_model) @ (d_model, d_k) -> (T, d_k): one query of width d_k per token.",
-        "V": "V = X @ W_V is (T, d_model) @ (d_model, d_v) -> (T, d_v): one value of width d_v per token.",
-        "scores": (
-            "scores = Q @ K.T is (T, d_k) @ (d_k, T) -> (T, T): one number for every (query, key) "
-            "pair. d_k disappears inside the dot products, so scores is T x T, not T x d_k."
-        ),
-        "weights": "softmax does not change the shape: weights has the shape of scores, (T, T).",
-        "output": (
-            "output = weights @ V is (T, T) @ (T, d_v) -> (T, d_v). The output mixes value "
-            "vectors, so its width is d_v, the width of a value."
-        ),
-    }
-    hints["W_K"] = hints["W_Q"].replace("W_Q", "W_K").replace("queries", "keys").replace("query", "key")
-    hints["K"] = "K = X @ W_K is (T, d_model) @ (d_model, d_k) -> (T, d_k): one key of width d_k per token."
     if key in ("W_Q", "W_K", "W_V") and got is not None and len(got) == 2 and got[::-1] == reference_shapes(*sizes)[key]:
-        return hints[key] + (
-            " You wrote it the other way round: that is how PyTorch's nn.Linear stores its weight, "
-            "because it multiplies by the transpose (x @ W.T); here we multiply X @ W."
-        )
-    return hints[key] + _what_you_wrote(got, sizes)
+        return f"{_TEXTS[key]} {_TEXTS['the other way round']}"
+    return _TEXTS[key] + _what_you_wrote(got, sizes)
 
 
 def _what_you_wrote(got, sizes):
@@ -123,7 +99,7 @@ def _what_you_wrote(got, sizes):
     names = dict(zip(sizes, ("T", "d_model", "d_k", "d_v")))
     if got is None or len(names) < 4 or any(n not in names for n in got):
         return ""
-    return f" You wrote ({', '.join(names[n] for n in got)}{',' if len(got) == 1 else ''})."
+    return " " + _TEXTS["you wrote"].format(shape=f"({', '.join(names[n] for n in got)}{',' if len(got) == 1 else ''})")
 
 
 class _ShapeTable(Comparison):
@@ -163,15 +139,12 @@ class _ShapeTable(Comparison):
 
     def hint(self, kind, got, expected, args):
         if kind in ("none", "type"):
-            return "End the function with `return shapes`, the dict whose entries you filled in."
+            return _TEXTS["return the table"]
         if kind == "structure":
-            return ("Fill in every entry of the table, spelled exactly as in it: "
-                    + ", ".join(f'"{k}"' for k in SHAPE_NAMES) + ".")
+            return _TEXTS["every entry"].format(names=", ".join(f'"{k}"' for k in SHAPE_NAMES))
         if kind == "values":
             key, shape = self._wrong(got, expected)[0]
-            if shape is None:
-                return "Write each shape as a tuple of sizes, for example `(T, d_k)`."
-            return _shape_hint(key, shape, args)
+            return _TEXTS["a tuple of sizes"] if shape is None else _shape_hint(key, shape, args)
         return None
 
 
