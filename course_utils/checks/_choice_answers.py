@@ -8,11 +8,15 @@ values, says which entries are right without revealing the others, points to whe
 each wrong one, and, once all are right, explains every entry. The answer key lives inside the
 checker (the reference function returns it), never in the notebook's namespace.
 """
+from course_utils.checks._catalogue import own_texts
 from course_utils.checks._compare import Comparison, Problem
 from course_utils.checks._format import describe, field, fmt_value
 from course_utils.checks._result import CORRECT, CheckResult
 
 __all__ = ["ChoiceAnswers"]
+
+#: What to return, for an answer that is not a dict of readable choices (hints.toml).
+_TEXTS = own_texts("dicts of choices")
 
 
 class ChoiceAnswers(Comparison):
@@ -90,14 +94,9 @@ class ChoiceAnswers(Comparison):
 
     # ------------------------------------------------------------------ hints and the pass
     def hint(self, kind, got, expected, args):
-        if kind == "none":
-            return f"End the function with `return {{...}}`, one entry per {self.entry}, e.g. {self.example}."
-        if kind == "type":
-            if not isinstance(got, dict):
-                return f"Return one entry per {self.entry}, e.g. {self.example}."
-            return f"Give each {self.entry} {self.valid}, e.g. {self.example}."
-        if kind == "structure":
-            return f"Use exactly these keys, e.g. {self.example}."
+        if kind in ("none", "type", "structure"):
+            which = "not a dict" if kind == "type" and not isinstance(got, dict) else kind
+            return _TEXTS[which].format(entry=self.entry, example=self.example, valid=self.valid)
         if kind == "values":
             read, _ = self._read(got)
             looks = []

@@ -10,10 +10,14 @@ the dtype is added to any hint.
 """
 import numpy as np
 
+from course_utils.checks._catalogue import own_texts
 from course_utils.checks._compare import Comparison, Problem
 from course_utils.checks._format import describe, field, fmt_mask, shape_difference
 
 __all__ = ["MaskComparison", "read_mask"]
+
+#: The remarks on a mask of another dtype (hints.toml).
+_TEXTS = own_texts("boolean masks")
 
 
 def read_mask(value, additive_style=False):
@@ -105,17 +109,7 @@ class MaskComparison(Comparison):
         kind = self.read(value)[1]
         dtype = np.asarray(value).dtype
         if kind == "additive":
-            text = (
-                "your mask is an additive float mask (0 = keep, -inf = remove): that is a valid way to mask "
-                "scores, but this exercise asks for a boolean mask, True = may attend. `mask == 0` turns it "
-                f"into one; better, build it as bool from the start, e.g. {self.bool_example}."
-            )
+            text = _TEXTS["additive"].format(example=self.bool_example)
             return text if also else text[:1].upper() + text[1:]
-        text = (
-            f"your mask holds 0/1 numbers of dtype {dtype}, not True/False. Return a boolean array, "
-            f"e.g. {self.bool_example}, or add `.astype(bool)`. It matters: numpy indexing with an int array "
-            "picks positions instead of masking, `course_utils` refuses int masks as ambiguous, and "
-            "PyTorch *adds* a float mask to the scores, so a float 0/1 mask blocks nothing (it adds 1 "
-            "to the allowed scores and 0 to the others)."
-        )
-        return text if also else text.replace("your mask holds", "Your mask has the right pattern, but it holds", 1)
+        opening = _TEXTS["0/1 opening, after another hint" if also else "0/1 opening"]
+        return _TEXTS["0/1"].format(opening=opening, dtype=dtype, example=self.bool_example)

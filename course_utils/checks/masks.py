@@ -11,7 +11,7 @@ import numpy as np
 
 import course_utils as cu
 from course_utils import content
-from course_utils.checks._catalogue import catalogued, own, own_hints
+from course_utils.checks._catalogue import catalogued, own, own_hints, own_texts
 from course_utils.checks._choice_answers import ChoiceAnswers
 from course_utils.checks._framework import (
     Case,
@@ -78,7 +78,7 @@ def check_causal_mask(causal_mask):
     """Check a learner's ``causal_mask(T)``: (T, T) bool, True (may attend) on and below the diagonal."""
     return run_check(
         causal_mask, reference=cu.causal_mask, cases=_CAUSAL_CASES, arg_names=("T",), hints=own_hints("causal_mask"),
-        compare=MaskComparison("`np.tril(np.ones((T, T), dtype=bool))`"),
+        compare=MaskComparison(own_texts("causal_mask")["bool mask"]),
     )
 
 
@@ -129,7 +129,7 @@ def check_padding_mask(padding_mask):
     return run_check(
         padding_mask, reference=cu.padding_mask, cases=_PADDING_CASES, arg_names=("lengths", "T"),
         hints=own_hints("padding_mask"),
-        compare=MaskComparison("a comparison such as `np.arange(T)[None, :] < lengths[:, None]`"),
+        compare=MaskComparison(own_texts("padding_mask")["bool mask"]),
     )
 
 
@@ -430,11 +430,11 @@ def _look(situation_key, named, buggy):
 _BUGGY_ANSWERS = ChoiceAnswers(
     keys=[s.key for s in MASK_SITUATIONS],
     entry="situation",
-    example='`return {"causal": ["A"], "padding": [], "causal + padding": ["B", "C"]}`',
+    example=own_texts("buggy_masks")["example"],
     read_value=lambda v: None if (labels := _normalise_labels(v)) is None or not labels <= {"A", "B", "C"}
     else frozenset(labels),
     show=lambda labels: "you named " + (", ".join(sorted(labels)) or "none"),
-    valid='a list of the labels "A", "B", "C" (empty for none)',
+    valid=own_texts("buggy_masks")["valid"],
     look=_look,
     why=lambda key: [(f"{key}, {label}", v.why) for (k, label), v in _VERDICTS.items() if k == key],
     rule=_ANSWER_KEY["rule"],

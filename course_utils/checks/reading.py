@@ -10,7 +10,7 @@ import numpy as np
 
 import course_utils as cu
 from course_utils import content
-from course_utils.checks._catalogue import catalogued, own, own_hints
+from course_utils.checks._catalogue import catalogued, own, own_hints, own_texts
 from course_utils.checks._choice_answers import ChoiceAnswers
 from course_utils.checks._framework import (
     Case,
@@ -149,11 +149,11 @@ def _normalise_diagnosis(value):
 _DIAGNOSIS_ANSWERS = ChoiceAnswers(
     keys=[m.label for m in PLOT_MYSTERIES],
     entry="plot",
-    example='`return {"P": "looks fine", "Q": "uniform rows", ...}`',
+    example=own_texts("plot_diagnoses")["example"],
     read_key=lambda key: str(key).strip().upper(),
     read_value=_normalise_diagnosis,
     show=lambda answer: f"you said {answer!r}",
-    valid="one of the diagnoses " + ", ".join(f'"{d}"' for d in DIAGNOSES),
+    valid=own_texts("plot_diagnoses")["valid"].format(diagnoses=", ".join(f'"{d}"' for d in DIAGNOSES)),
     look=lambda label, said, right: _VERDICTS[label].look,
     why=lambda label: f"{_VERDICTS[label].diagnosis}. {_VERDICTS[label].why}",
     key_word="label",
