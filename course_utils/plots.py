@@ -1,12 +1,10 @@
 """Plots of attention weights and of the value vectors they mix (matplotlib only).
 
-Every function draws on the ``ax`` it is given, or on a new figure when ``ax`` is None; none of
-them touches pyplot's "current axes". Said once here for every function: ``labels``, ``query_labels`` and
-``key_labels`` (one str per key or query) default to "0", "1", ...; ``title`` is the axes' title (none by
-default); a label list of the wrong length, or weights or values of the wrong shape, is a ValueError naming the
-lengths and the shapes. The plots a dashboard moves have a cheap update path that changes the existing artists in
-place instead of drawing a new figure (each ``update_*`` takes what its builder returned and weights of the shape
-first drawn):
+Every function draws on the ``ax`` it is given, or on a new figure when ``ax`` is None (never pyplot's "current
+axes"). For every function: ``labels``, ``query_labels`` and ``key_labels`` (one str per key or query) default to
+"0", "1", ...; ``title`` is the axes' title (none by default); labels of the wrong length, or weights or values of
+the wrong shape, are a ValueError naming the lengths and shapes. The plots a dashboard moves are updated in place
+(each ``update_*`` takes what its builder returned and weights of the shape first drawn):
 
 ==========================  ===========================
 build                       update in place
@@ -16,16 +14,12 @@ build                       update in place
 ``value_hull_plot``         ``update_value_hull``
 ==========================  ===========================
 
-Every heatmap uses the same fixed colour scale (``vmin=0``, ``vmax=1``, ``cividis``), so one colour bar
-(``weight_colorbar``) reads for several of them; ``attention_heatmap(..., colorbar=True)`` draws one for one.
+Every heatmap uses one fixed colour scale (0 to 1, ``cividis``), so one colour bar (``weight_colorbar``) reads
+for several. Colours and font sizes come from ``course_utils.style``.
 
-Colours and font sizes come from ``course_utils.style`` (whose docstring says why those).
-
-Every plot also records what it shows, with its numbers, for the figure's text alternative (the alt of the
-``<img>`` a notebook shows; ``course_utils.alt_text`` publishes it): a heatmap its weights row by row and its
-masked cells, the bars each key's weight, the hull the values and the output. The record is read when the
-figure is shown, so the ``update_*`` functions need do nothing for it. ``describe(fig_or_ax, text)`` gives the
-words for a plot drawn with plain matplotlib (or replaces the recorded ones); ``description(fig)`` is the alt.
+Every plot records what it shows, with its numbers, for the figure's alt text (``course_utils.alt_text``); the
+record is read when the figure is shown, so the ``update_*`` functions need do nothing for it.
+``describe(fig_or_ax, text)`` gives the words for a plot drawn with plain matplotlib; ``description(fig)`` is the alt.
 """
 import weakref
 from dataclasses import dataclass
@@ -92,16 +86,13 @@ def _new_axes(figsize):
 
 
 def contrasting_text_colour(rgba):
-    """"black" or "white", whichever contrasts more with a cell of colour ``rgba`` (3 or 4 channels in [0, 1]; WCAG
-    luminance)."""
-    return str(_contrasting_text_colours(np.asarray(rgba, dtype=float)[:3]))
-
-
-def _contrasting_text_colours(rgb):
-    """``contrasting_text_colour`` for many colours at once: rgb (..., 3) -> array of "black"/"white" of shape (...)."""
+    """"black" or "white", whichever contrasts more (WCAG luminance) with a cell of colour ``rgba``: 3 or 4 channels
+    in [0, 1], shape (3,) or (4,) (a str), or (..., 3|4) (an array of str of shape (...))."""
+    rgb = np.asarray(rgba, dtype=float)[..., :3]
     linear = np.where(rgb <= 0.03928, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
     luminance = linear[..., 0] * 0.2126 + linear[..., 1] * 0.7152 + linear[..., 2] * 0.0722
-    return np.where(luminance > 0.179, "black", "white")
+    colours = np.where(luminance > 0.179, "black", "white")
+    return str(colours) if colours.ndim == 0 else colours
 
 
 def cell_text_colour(image, value):
@@ -120,8 +111,7 @@ def cell_text_colour(image, value):
     str or ndarray of str
         For an array of values, an array of the same shape.
     """
-    colours = _contrasting_text_colours(np.asarray(image.cmap(image.norm(value)), dtype=float)[..., :3])
-    return str(colours) if np.ndim(value) == 0 else colours
+    return contrasting_text_colour(image.cmap(image.norm(value)))
 
 
 def blocked_cell_patch(i, j, **kwargs):
@@ -334,7 +324,8 @@ def attention_heatmap(
             )
     heatmap = Heatmap(image=image, cell_texts=texts, blocked_patches=blocked_patches)
     _set_cell_texts(heatmap, weights)
-    alt_text.record(ax, _HeatmapWords(image, query_labels, key_labels, allowed),
+    alt_text.record(ax, _Words(_heatmap_words, image, row_labels=query_labels, col_labels=key_labels,
+                               allowed=None if allowed is None else np.array(allowed, dtype=bool)),
                     artists=[image, *blocked_patches, *(t for t in texts.flat if t is not None)])
 
     if colorbar:
@@ -342,20 +333,22 @@ def attention_heatmap(
     return heatmap
 
 
-class _HeatmapWords:
-    """What a heatmap shows, read from its image when asked (weak reference: the figure may go)."""
+class _Words:
+    """A part of an axes' alt text (``alt_text.record``): ``compose(*artists, **state)``, read when the figure is
+    described; "" once an artist is gone. Weak references: the registry is keyed by the axes, which must not be kept
+    alive by its own words."""
 
-    def __init__(self, image, query_labels, key_labels, allowed):
-        self.image = weakref.ref(image)
-        self.query_labels, self.key_labels = list(query_labels), list(key_labels)
-        self.allowed = None if allowed is None else np.array(allowed, dtype=bool)
+    def __init__(self, compose, *artists, **state):
+        self.compose, self.refs, self.state = compose, [weakref.ref(artist) for artist in artists], state
 
     def __call__(self):
-        image = self.image()
-        if image is None:
-            return ""
-        weights = np.asarray(np.ma.getdata(image.get_array()), dtype=float)  # (T_q, T_k), as drawn now
-        return alt_text.heatmap_phrase(weights, self.query_labels, self.key_labels, allowed=self.allowed)
+        artists = [ref() for ref in self.refs]
+        return "" if any(artist is None for artist in artists) else self.compose(*artists, **self.state)
+
+
+def _heatmap_words(image, **phrase_args):
+    weights = np.asarray(np.ma.getdata(image.get_array()), dtype=float)  # (T_q, T_k), as drawn now
+    return alt_text.heatmap_phrase(weights, **phrase_args)
 
 
 def weight_colorbar(axes, *, label="attention weight", **kwargs):
@@ -495,24 +488,14 @@ def attention_row_bars(weights, labels=None, *, ax=None, title=None):
         for xi in x
     ]
     _set_bar_labels(bars, weights)
-    alt_text.record(ax, _BarWords(bars.patches, labels), artists=[*bars.patches, *bars.value_labels])
+    alt_text.record(ax, _Words(_bar_words, *bars.patches, labels=labels), artists=[*bars.patches, *bars.value_labels])
     return bars
 
 
-class _BarWords:
-    """What the bars of one attention row show, read from their heights when asked."""
-
-    def __init__(self, rects, labels):
-        self.rects = [weakref.ref(rect) for rect in rects]
-        self.labels = list(labels)
-
-    def __call__(self):
-        rects = [ref() for ref in self.rects]
-        if any(rect is None for rect in rects):
-            return ""
-        heights = [rect.get_height() for rect in rects]
-        return (f"bar chart of the attention weights over {len(rects)} {'key' if len(rects) == 1 else 'keys'} "
-                f"(0 to 1), each printed above its bar: {alt_text.labelled_values(self.labels, heights, 3)}")
+def _bar_words(*rects, labels):
+    heights = [rect.get_height() for rect in rects]
+    return (f"bar chart of the attention weights over {len(rects)} {'key' if len(rects) == 1 else 'keys'} "
+            f"(0 to 1), each printed above its bar: {alt_text.labelled_values(labels, heights, 3)}")
 
 
 def _set_bar_labels(bars, weights):
@@ -661,7 +644,7 @@ def value_hull_plot(values, weights, labels=None, *, ax=None):
     ax.set_ylabel("value dimension 2")
     ax.grid(True, alpha=0.3)
 
-    alt_text.record(ax, _HullWords(values, labels, output_marker),
+    alt_text.record(ax, _Words(_hull_words, output_marker, values=values.copy(), labels=labels, weights=None),
                     artists=[hull, points, output_marker, output_label, *spokes, *point_labels])
     artists = {
         "ax": ax,
@@ -706,34 +689,23 @@ def update_value_hull(artists, weights):
     for spoke, v, w in zip(artists["spokes"], values, weights):
         spoke.set_data([v[0], output[0]], [v[1], output[1]])
         spoke.set_linewidth(0.5 + 5.0 * float(np.clip(w, 0.0, 1.0)))
-    for part in alt_text.recorded(artists["ax"]):
-        if isinstance(part, _HullWords) and part.output() is artists["output"]:
-            part.weights = weights.copy()
+    for part in alt_text.recorded(artists["ax"]):  # the alt's weights: those that made the output
+        if isinstance(part, _Words) and part.compose is _hull_words and part.refs[0]() is artists["output"]:
+            part.state["weights"] = weights.copy()
     return output
 
 
-class _HullWords:
-    """What a value-hull plot shows: the values, their hull, the output and the weights that made it."""
-
-    def __init__(self, values, labels, output_marker):
-        self.values, self.labels = np.array(values, dtype=float), list(labels)
-        self.output = weakref.ref(output_marker)
-        self.weights = None  # set by update_value_hull
-
-    def __call__(self):
-        marker = self.output()
-        if marker is None or self.weights is None:
-            return ""
-        n = alt_text.number
-        output = np.asarray(marker.get_xydata(), dtype=float)[0]
-        points = ", ".join(f"{label} ({n(v[0])}, {n(v[1])})" for label, v in zip(self.labels, self.values))
-        corners = len(convex_hull(self.values))
-        shape = {1: "a single point", 2: "a segment", 3: "a triangle"}.get(corners, f"a polygon with {corners} corners")
-        weights = ", ".join(alt_text.fixed(w, 3) for w in self.weights)
-        inside = ""
-        if (self.weights >= 0).all() and abs(self.weights.sum() - 1.0) < 1e-9:
-            inside = ", inside the hull"
-        return (f"the value vectors as points in the plane: {points}; shaded: their convex hull, {shape}; "
-                f"star: the output weights @ values = ({alt_text.fixed(output[0], 3)}, {alt_text.fixed(output[1], 3)})"
-                f"{inside}, with weights {weights} (grey lines from each value to the output, thicker for a larger "
-                "weight)")
+def _hull_words(marker, values, labels, weights):
+    """The values, their hull, the output and the weights that made it (None: nothing said yet)."""
+    if weights is None:
+        return ""
+    n = alt_text.number
+    output = np.asarray(marker.get_xydata(), dtype=float)[0]
+    points = ", ".join(f"{label} ({n(v[0])}, {n(v[1])})" for label, v in zip(labels, values))
+    corners = len(convex_hull(values))
+    shape = {1: "a single point", 2: "a segment", 3: "a triangle"}.get(corners, f"a polygon with {corners} corners")
+    inside = ", inside the hull" if (weights >= 0).all() and abs(weights.sum() - 1.0) < 1e-9 else ""
+    return (f"the value vectors as points in the plane: {points}; shaded: their convex hull, {shape}; "
+            f"star: the output weights @ values = ({alt_text.fixed(output[0], 3)}, {alt_text.fixed(output[1], 3)})"
+            f"{inside}, with weights {', '.join(alt_text.fixed(w, 3) for w in weights)} (grey lines from each value "
+            "to the output, thicker for a larger weight)")

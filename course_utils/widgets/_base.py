@@ -1,37 +1,25 @@
-"""Slider dashboards for the notebooks (ipywidgets + matplotlib).
+"""Slider dashboards for the notebooks (ipywidgets + matplotlib): the mechanics every ``Dashboard`` shares.
 
-How a dashboard shows itself (the same for every subclass of ``Dashboard``):
+* The controls (``continuous_update=False``) show first, in a VBox/HBox; where no widget can show (GitHub,
+  nbconvert HTML, the stored notebook) their stand-in is one sentence naming each control's value
+  (``repr(dashboard)``).
+* The figure is built once, on a ``matplotlib.figure.Figure`` that pyplot never sees (the inline backend does not
+  show it twice, and many dashboards never trigger "More than 20 figures"), and shown below the controls with a
+  display id as ``<img alt>`` (text/html) and the same PNG (image/png); the alt is ``describe()``, what the picture
+  shows now with its numbers.
+* A control change updates the existing artists (``draw``) and replaces that output with a fresh picture and alt
+  (``DisplayHandle.update``); the figure is never rebuilt.
 
-* the controls (ipywidgets, ``continuous_update=False``) are displayed first, in a VBox/HBox; where no widget
-  can show (a static view: GitHub, nbconvert HTML, the stored notebook) their stand-in is one sentence naming
-  the dashboard and each control's value (``repr(dashboard)``), not the box's ``VBox(children=...)``;
-* the figure is built once, on a ``matplotlib.figure.Figure`` that pyplot never sees (so the
-  inline backend does not show it a second time, and many dashboards never trigger pyplot's
-  "More than 20 figures" warning), and displayed below the controls with a display id as an
-  ``<img alt="...">`` (text/html) and the same PNG (image/png); the alt is what ``describe()`` says the
-  picture shows now, with its numbers (each dashboard writes its own);
-* each control change updates the existing artists (``draw``) and replaces that same output with
-  a fresh picture and a fresh alt (``DisplayHandle.update``); the figure is never rebuilt.
+Why a picture object and not ``display(fig)``: ``display(fig)`` gives an image only once a figure formatter is
+registered; ``_FigurePicture`` renders on the figure's own ``FigureCanvasAgg`` whatever the backend (inline, ipympl,
+none). A dashboard that names the artists its ``draw`` changes (``dynamic_artists``) is rendered as a cached
+background with those artists drawn over it (``_background.CachedBackground``: the same pixels as a full render).
+Issue 23 asks an update (draw + PNG) to take at most 0.5x the time of re-creating and rendering a simple figure;
+``make bench`` (benchmarks/widgets.py) measures both, and docs/performance.md says which controls stay over it.
 
-Controls are sized from their text (``slider``, ``slider_style_and_layout``, ``toggle_buttons``): a label always
-shows in full, a slider keeps a usable track, a button is as wide as its longest label.
-``Dashboard.layout_problems()`` says where that is not so, without a browser: it estimates text
-widths from the widget model (``text_px``), with constants measured in JupyterLab 4.6.
-
-So a static view shows the picture at the default values, with its alt; a live kernel changes both in place;
-nbval never compares them (no tagged cell shows a dashboard).
-
-Why a picture object and not ``display(fig)`` itself: ``display(fig)`` produces an image
-only once a figure formatter is registered (IPython's, when pyplot loads the inline backend, or
-``course_utils.alt_text``'s). ``_FigurePicture`` renders the figure itself, whatever the backend (inline,
-ipympl, none), on the figure's own ``FigureCanvasAgg`` (matplotlib's, made once), compact for the picture the
-notebook stores, quick for the updates (``render_png`` says how). A dashboard that names the artists its ``draw``
-changes (``dynamic_artists``) is rendered as a cached background with those artists drawn over it
-(``_background.CachedBackground``, matplotlib's public blitting API: axes, ticks, titles and legends are laid out and
-drawn once per state of the figure, not on every move; the same pixels as a full render).
-Issue 23 asks an update (draw + PNG) to take at most 0.5x the time of re-creating and
-rendering a simple figure; ``make bench`` (benchmarks/widgets.py) measures both, before and after, and
-docs/performance.md says which controls stay over it and why.
+Controls are sized from their text (``slider``, ``float_slider``, ``slider_style_and_layout``, ``toggle_buttons``):
+a label shows in full, a track stays usable, a button is as wide as its longest label. ``layout_problems`` checks
+that without a browser, from text widths estimated with constants measured in JupyterLab 4.6.
 """
 import contextlib
 import math
@@ -71,13 +59,10 @@ IPYWIDGETS_MAJOR = int(ipywidgets.__version__.split(".")[0])
 
 
 def view_bundle(widget, text):
-    """What a notebook displays for ``widget``: its widget view, with ``text`` as the text/plain a page without
-    widgets shows (a static view, nbval, a terminal); a MIME bundle for ``display(..., raw=True)`` or a
-    ``_repr_mimebundle_``.
+    """The MIME bundle of ``widget``'s view, with ``text`` as the text/plain a page without widgets shows.
 
-    ipywidgets 8 makes the view with ``widget._repr_mimebundle_()``. ipywidgets 7 (Colab's 7.7.1) has no such
-    method: its ``_ipython_display_`` publishes the same view data, ``{"version_major": 2, "version_minor": 0,
-    "model_id": ...}``, written here, so one display shows the widget and carries our own text stand-in in both.
+    ipywidgets 7 (Colab's 7.7.1) has no ``_repr_mimebundle_``: its ``_ipython_display_`` publishes the view data
+    written here, so one display shows the widget and carries our own text stand-in under both versions.
     """
     if hasattr(widget, "_repr_mimebundle_"):  # ipywidgets 8
         bundle = dict(widget._repr_mimebundle_())
@@ -111,9 +96,9 @@ def text_px(text):
 def slider_style_and_layout(*descriptions, track_px=SLIDER_TRACK_PX):
     """``(style, layout)`` for sliders whose labels show in full and whose tracks are ``track_px`` wide.
 
-    The label gets a fixed width (``style["description_width"]``), that of the longest of the descriptions (at least
-    one), so several sliders made with the same descriptions line up their tracks. The layout's width is label +
-    track + readout, at most the output area's width (a narrow window shortens the track, never the label).
+    The label is as wide as the longest of the descriptions (at least one), so sliders made with the same
+    descriptions line up their tracks; the layout is label + track + readout wide, at most the output area's width
+    (a narrow window shortens the track, never the label).
     """
     if not descriptions:
         raise ValueError("slider_style_and_layout needs at least one description")
@@ -147,12 +132,10 @@ def _px(size, default=None):
 
 
 def layout_problems(controls):
-    """What a browser would show cut or squeezed, estimated from the widget models.
+    """What a browser would show cut or squeezed in ``controls`` (name -> control), one sentence per problem.
 
-    Checks every slider (its track: width - label - readout must be at least ``MIN_TRACK_PX``; a
-    fixed label width must hold its description) and every ToggleButtons (each button must hold
-    its label). Text widths are estimated with ``text_px``. ``controls``: name -> control (a dashboard's
-    ``controls``); the result: one sentence per problem, empty when none.
+    A slider's track (width - label - readout) must be at least ``MIN_TRACK_PX`` and a fixed label width must hold
+    its description; each button of a ToggleButtons must hold its label (text widths from ``text_px``).
     """
     problems = []
     for name, control in controls.items():
@@ -184,38 +167,34 @@ def layout_problems(controls):
 
 
 def float_slider(description, value, *, min=-5.0, max=5.0, step=0.1, **kwargs):
-    """A FloatSlider that updates on release (``continuous_update=False``), its label in full.
-
-    Its label is as wide as the description needs and its track ``SLIDER_TRACK_PX`` wide
-    (``slider_style_and_layout``), unless ``style`` or ``layout`` are given; ``kwargs`` go to
-    ``ipywidgets.FloatSlider`` (e.g. ``continuous_update=True``). A value outside [min, max] is a ValueError
-    (ipywidgets would silently clip it).
-    """
+    """A FloatSlider made by ``slider`` (label in full, a ``SLIDER_TRACK_PX`` track unless ``style`` or ``layout``
+    are given), readout ".1f"; ``kwargs`` go to it. A value outside [min, max] is a ValueError (ipywidgets would
+    silently clip it)."""
     if not min <= value <= max:
         raise ValueError(f"{description}: value {value} lies outside the slider range [{min}, {max}]")
-    kwargs.setdefault("continuous_update", False)
     kwargs.setdefault("readout_format", ".1f")
-    style, layout = slider_style_and_layout(description)
-    kwargs.setdefault("style", style)
-    kwargs.setdefault("layout", layout)
-    return ipywidgets.FloatSlider(
-        value=value, min=min, max=max, step=step, description=description, **kwargs
-    )
+    return slider(ipywidgets.FloatSlider, description, value=value, min=min, max=max, step=step, **kwargs)
 
 
-def slider(kind, description, width_px, **kwargs):
-    """An ipywidgets slider of class ``kind`` (``kwargs`` go to it) that updates on release
-    (``continuous_update=False``), ``width_px`` wide in all, its label as wide as its text."""
-    return kind(description=description, continuous_update=False, style={"description_width": "initial"},
-                layout=ipywidgets.Layout(width=f"{width_px}px"), **kwargs)
+def slider(kind, description, width_px=None, *, align=(), **kwargs):
+    """An ipywidgets slider of class ``kind`` that updates on release (``continuous_update=False``).
+
+    ``width_px``: its whole width, its label as wide as its text. None: ``slider_style_and_layout(description,
+    *align)``, its label in full and its track lined up with sliders described by ``align``. ``kwargs`` go to
+    ``kind`` (they may replace ``continuous_update``, ``style`` and ``layout``).
+    """
+    if width_px is None:
+        style, layout = slider_style_and_layout(description, *align)
+    else:
+        style, layout = {"description_width": "initial"}, ipywidgets.Layout(width=f"{width_px}px")
+    return kind(description=description, **{"continuous_update": False, "style": style, "layout": layout, **kwargs})
 
 
 def axis_below(*axes):
-    """Draw each axes' x and y axis (ticks, tick labels, axis labels, grid lines) first, under its data.
+    """Draw each axes' x and y axis (ticks, labels, grid lines) first (zorder -1), under its data.
 
-    For ``Dashboard.dynamic_artists``: an axes' artists drawn after its first dynamic one are drawn again on every
-    update; with the axes' axis drawn first (zorder -1, under images at 0 and bars at 1), its ticks and labels stay
-    in the cached background. Ticks point outwards, so nothing a heatmap or a bar shows changes.
+    An axes' artists after its first dynamic one are drawn on every update; drawn first, its ticks and labels stay in
+    the cached background. Ticks point outwards, so nothing a heatmap or a bar shows changes.
     """
     for ax in axes:
         for axis in (ax.xaxis, ax.yaxis):
@@ -293,8 +272,7 @@ class Dashboard:
     ``draw(self, **control_values)``
         Update the artists for these control values, in place (never clear or rebuild).
 
-    and, so that the picture's alt says what it shows and its numbers now, ``describe(self) -> str`` (the
-    default composes one from the figure's axes, ``course_utils.alt_text.description``). A subclass's parameters
+    and ``describe(self) -> str``, the picture's alt: what it shows and its numbers now. A subclass's parameters
     named like its controls are the controls' initial values.
 
     Attributes
@@ -308,11 +286,9 @@ class Dashboard:
     update_count : int
         How many control changes have been drawn.
     last_update_seconds : float or None
-        Wall time of the last update: ``draw`` plus, when displayed, the PNG render and the
-        display update.
+        Wall time of the last update: ``draw`` plus, when displayed, the PNG render and the display update.
     background : course_utils.widgets._background.CachedBackground or None
-        The cached background the pictures are drawn on, for a dashboard whose ``dynamic_artists`` are named; None:
-        every picture is a full render.
+        None when ``dynamic_artists`` names none: every picture is then a full render.
     """
 
     #: Figure size in inches; the displayed PNG is this times the figure's dpi (fixed size).
@@ -331,18 +307,15 @@ class Dashboard:
         self._closed = False
         with plt.ioff():  # nothing here is shown by the backend on its own
             self.fig = Figure(figsize=self.figsize)
-            # matplotlib's Agg canvas, made once: render_png draws it directly, which skips savefig's
-            # per-call canvas switch and bookkeeping
-            FigureCanvasAgg(self.fig)
+            FigureCanvasAgg(self.fig)  # made once: render_png draws it directly, without savefig's bookkeeping
             self.build(self.fig)
         dynamic = self.dynamic_artists()
         self.background = None if dynamic is None else CachedBackground(dynamic)
         self.draw(**self.values)
         box_class = {"vbox": ipywidgets.VBox, "hbox": ipywidgets.HBox}[self.controls_layout]
-        # The controls, then an invisible helper that gives each slider handle its label as an accessible
-        # name in the browser (ipywidgets 8.1.9 gives it none: _handle_names explains). Not under ipywidgets 7
-        # (Colab): its sliders are jQuery UI's, and Colab's page draws no third-party widget unless told to load
-        # one from Google's servers; a box with a widget its page cannot draw would not draw at all.
+        # The controls, then an invisible widget that names each slider handle after its label (_handle_names says
+        # why). Not under ipywidgets 7 (Colab): its page draws no third-party widget, and a box holding one would
+        # not draw at all.
         names = [SliderHandleNames(slider_names(self.controls))] if IPYWIDGETS_MAJOR >= 8 else []
         self.handle_names = names[0] if names else None
         self.box = box_class([*self.controls.values(), *names])
@@ -361,29 +334,18 @@ class Dashboard:
         raise NotImplementedError
 
     def describe(self):
-        """What the picture shows now, with its key numbers: the alt of the displayed ``<img>``.
-
-        Each dashboard says it in its own words; this default composes it from the figure's axes.
-        """
+        """What the picture shows now, with its key numbers (the ``<img>``'s alt); default: composed from the axes."""
         return description(self.fig)
 
     def dynamic_artists(self):
-        """The artists ``draw`` changes (each a direct child of the figure or of one of its axes), or None.
-
-        With a list, each render draws a cached background and the rest over it (``_background.CachedBackground``,
-        issue 14); None (the default): the whole figure. ``background_key`` says which control values change the
-        background.
-        """
+        """The artists ``draw`` changes (each a child of the figure or of one of its axes), drawn over a cached
+        background (``_background.CachedBackground``); None (the default): every render draws the whole figure."""
         return None
 
     def background_key(self, **control_values):
-        """What the background (the artists before the dynamic ones) shows for these control values, as a key.
-
-        Two values with the same key must give the same background: e.g. the tick labels, an axis label, which axes
-        are visible. The canvas size, each axes' position and view limits are added to the key by
-        ``CachedBackground``.
-        Default: the background never changes.
-        """
+        """What the background (the artists before the dynamic ones) shows for these control values, as a key:
+        equal keys must give equal backgrounds (tick labels, axis labels...). ``CachedBackground`` adds the canvas
+        size and each axes' position, limits and visibility. Default: the background never changes."""
         return ()
 
     # -- mechanics ----------------------------------------------------------------------
@@ -406,14 +368,9 @@ class Dashboard:
         self.update_count += 1
 
     def set(self, **values):
-        """Change controls programmatically (one redraw, as if a user had moved them).
-
-        Example: ``dashboard.set(score_1=-1.0, score_3=2.5)``. An unknown control name, or a value outside a
-        slider's [min, max], is a ValueError.
-        """
-        unknown = sorted(set(values) - set(self.controls))
-        if unknown:
-            raise ValueError(f"unknown control(s) {unknown}; this dashboard has {list(self.controls)}")
+        """Change controls (one redraw, as if a user had moved them): ``dashboard.set(score_1=-1.0, score_3=2.5)``.
+        An unknown control name, or a value outside a slider's [min, max], is a ValueError."""
+        self._check_names(values)
         for name, value in values.items():
             control = self.controls[name]
             low, high = getattr(control, "min", None), getattr(control, "max", None)
@@ -426,6 +383,11 @@ class Dashboard:
         if changed:
             self.refresh()
         return self
+
+    def _check_names(self, values):
+        unknown = sorted(set(values) - set(self.controls))
+        if unknown:
+            raise ValueError(f"unknown control(s) {unknown}; this dashboard has {list(self.controls)}")
 
     @contextlib.contextmanager
     def _no_redraw(self):
@@ -446,13 +408,12 @@ class Dashboard:
                 control.max = maximum
 
     def render_png(self, compact=False):
-        """The figure as PNG bytes, at the figure's dpi (the inline backend's default).
+        """The figure as PNG bytes at its dpi, of a fixed size (no tight crop: the picture never jumps when a label's
+        length changes); the same state gives the same bytes.
 
-        The size is fixed (no ``bbox_inches="tight"``), so the picture never jumps when a
-        label's length changes. Deterministic: the same state gives the same bytes. ``compact=False``: every pixel
-        exact, written by Pillow at zlib level ``UPDATE_PNG_LEVEL`` (``exact_png``), for the updates a control move
-        sends. True: a palette PNG of about a third of the bytes (``compact_png``, 15-40 ms more: choosing a palette
-        took longer than the rest of an update), for the first picture, the one a notebook stores.
+        ``compact=False`` (a control move's update): every pixel exact, zlib level ``UPDATE_PNG_LEVEL``
+        (``exact_png``). True (the first picture, the one a notebook stores): a palette PNG of about a third of the
+        bytes (``compact_png``, 15-40 ms slower).
         """
         canvas = self.fig.canvas  # the figure's own Agg canvas, at fig.dpi
         if self.background is None:
@@ -463,11 +424,8 @@ class Dashboard:
         return compact_png(pixels, optimize=False) if compact else exact_png(pixels, level=UPDATE_PNG_LEVEL)
 
     def show(self):
-        """Display the controls, then the figure (an ``<img alt>`` + PNG output that updates in place).
-
-        Outside IPython (plain python, pytest) nothing is displayed and nothing fails; the
-        figure is still ``self.fig`` and the controls still redraw it.
-        """
+        """Display the controls, then the figure (an ``<img alt>`` + PNG output that updates in place); outside
+        IPython nothing is displayed, and the controls still redraw ``self.fig``."""
         if not _in_ipython():
             return self
         from IPython.display import display
@@ -484,10 +442,7 @@ class Dashboard:
         self.show()
 
     def close(self):
-        """Close the controls (their widget models) and stop updating the displays.
-
-        Closing a closed dashboard does nothing.
-        """
+        """Close the controls (their widget models) and stop updating the displays; again: nothing."""
         if self._closed:
             return
         self._closed = True

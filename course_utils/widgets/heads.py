@@ -24,6 +24,13 @@ __all__ = ["HeadsDashboard", "HEAD_OPTIONS"]
 HEAD_OPTIONS = (1, 2, 4, 8)
 
 
+def _check_heads(num_heads, head):
+    if num_heads not in HEAD_OPTIONS:
+        raise ValueError(f"num_heads={num_heads!r} is not one of the slider's values {HEAD_OPTIONS}")
+    if not 0 <= head < num_heads:
+        raise ValueError(f"head={head!r} must lie in [0, {num_heads - 1}] for num_heads={num_heads}")
+
+
 class HeadsDashboard(Dashboard):
     """Every head's attention weights for 1, 2, 4 or 8 heads of one fixed set of matrices.
 
@@ -77,10 +84,7 @@ class HeadsDashboard(Dashboard):
         self.tokens = tuple(str(t) for t in tokens)
         if not self.tokens:
             raise ValueError("tokens is empty; give at least one token")
-        if num_heads not in HEAD_OPTIONS:
-            raise ValueError(f"num_heads={num_heads!r} is not one of the slider's values {HEAD_OPTIONS}")
-        if not 0 <= head < num_heads:
-            raise ValueError(f"head={head!r} must lie in [0, {num_heads - 1}] for num_heads={num_heads}")
+        _check_heads(num_heads, head)
         self.x = embed_wide(self.tokens, seed=embedding_seed)  # (T, d_model); KeyError for unknown tokens
         self.d_model = self.x.shape[-1]
         self.W_Q, self.W_K, self.W_V, self.W_O = random_projections(self.d_model, seed)
@@ -93,11 +97,8 @@ class HeadsDashboard(Dashboard):
 
     # ---------------------------------------------------------------- numbers
     def compute(self, num_heads, causal):
-        """(weights (h, T, T), concat (T, d_model), output (T, d_model), mask) with the reference code.
-
-        Computed once per (num_heads, causal), 8 states at most, and kept (read-only arrays): a ``head`` move
-        changes none of them (issue 14: every millisecond of a dashboard update counts).
-        """
+        """(weights (h, T, T), concat (T, d_model), output (T, d_model), mask) with the reference code, computed once
+        per (num_heads, causal) and kept (read-only arrays): a ``head`` move changes none of them."""
         key = (int(num_heads), bool(causal))
         num_heads, causal = key
         if key not in self._computed:
@@ -131,17 +132,10 @@ class HeadsDashboard(Dashboard):
     def set(self, **values):
         """``Dashboard.set``, with a new ``num_heads`` applied first, so ``head`` may use the range it allows
         (``set(num_heads=8, head=5)``); a num_heads not in ``HEAD_OPTIONS`` is a ValueError too."""
-        unknown = sorted(set(values) - set(self.controls))
-        if unknown:
-            raise ValueError(f"unknown control(s) {unknown}; this dashboard has {list(self.controls)}")
+        self._check_names(values)
         if "num_heads" in values:
-            num_heads = values["num_heads"]
-            if num_heads not in HEAD_OPTIONS:
-                raise ValueError(f"num_heads={num_heads!r} is not one of {HEAD_OPTIONS}")
-            head = values.get("head", 0)
-            if not 0 <= head < num_heads:
-                raise ValueError(f"head={head!r} must lie in [0, {num_heads - 1}] for num_heads={num_heads}")
-            self._set_maximum("head", num_heads - 1)  # the head slider's range for the new number
+            _check_heads(values["num_heads"], values.get("head", 0))
+            self._set_maximum("head", values["num_heads"] - 1)  # the head slider's range for the new number
         return super().set(**values)
 
     # ---------------------------------------------------------------- figure
@@ -191,15 +185,10 @@ class HeadsDashboard(Dashboard):
 
     def dynamic_artists(self):
         """What the selected head changes: the small heatmaps' frames and titles, the large heatmap (image, numbers,
-        title; its hatched cells, drawn after the image, are drawn again with it), the concatenation's title and
-        outline.
+        title; its hatched cells are drawn again with it), the concatenation's title and outline.
 
-        Everything else (the small heatmaps' images and hatching, the concatenation and its block lines, the summary
-        line, the large heatmap's axis label) depends on the number of heads and the mask alone, so it is part of the
-        cached background of its ``background_key``. Why (issue 14): with every image, number and title dynamic, a
-        ``head`` or ``causal`` move drew 96 artists over the background (images 19 ms, texts 15 ms of a 63 ms
-        update); now a move to a (num_heads, causal) seen before (CachedBackground keeps the last 4) draws 66, and a
-        first visit draws its background in full, as every move did before the cached background.
+        The rest depends on (num_heads, causal) alone (``background_key``), so it stays in the cached background:
+        a move to a state seen before draws 66 artists, not the 96 of a whole update (issue 14).
         """
         texts = [t for t in self.big_heatmap.cell_texts.flat if t is not None]
         frames = [spine for ax in self.small_axes for spine in ax.spines.values()]
@@ -207,10 +196,8 @@ class HeadsDashboard(Dashboard):
                 self.ax_concat.title, self.selection_box]
 
     def background_key(self, num_heads, head, causal):
-        """(num_heads, causal): they decide every head's weights, the hatching, the concatenation, its block lines,
-        the summary line and the large heatmap's axis label (it names the hatching when the causal mask is on);
-        which small heatmaps show is CachedBackground's own part of the key. ``head`` changes only the dynamic
-        artists."""
+        """(num_heads, causal): every head's weights, the hatching, the concatenation and its block lines, the summary
+        line and the large heatmap's axis label; ``head`` changes only the dynamic artists."""
         return (num_heads, causal)
 
     def draw(self, num_heads, head, causal):

@@ -18,18 +18,9 @@ from course_utils.lessons.data import FEATURES, TICKET, TICKETS, embed, stand_in
 from course_utils.lessons.masking import MASKING_METHODS, mask_layout, masked_weights
 from course_utils.masks import causal_mask
 from course_utils.plots import attention_heatmap, blocked_cell_grid, cell_text_colour, update_heatmap
-from course_utils.widgets._base import (
-    Dashboard,
-    axis_below,
-    float_slider,
-    slider_style_and_layout,
-    toggle_buttons,
-)
+from course_utils.widgets._base import Dashboard, axis_below, float_slider, slider, toggle_buttons
 
-__all__ = [
-    "MaskExplorerDashboard",
-    "MaskBeforeAfterDashboard",
-]
+__all__ = ["MaskExplorerDashboard", "MaskBeforeAfterDashboard"]
 
 
 class MaskExplorerDashboard(Dashboard):
@@ -91,17 +82,12 @@ class MaskExplorerDashboard(Dashboard):
         super().__init__()
 
     def make_controls(self):
-        init = self._initial
-        style, layout = slider_style_and_layout("real tokens", "padding positions")  # tracks line up
+        init, both = self._initial, ("real tokens", "padding positions")  # their tracks line up
         return {
-            "length": ipywidgets.IntSlider(
-                value=init["length"], min=1, max=len(self.tokens), description="real tokens",
-                continuous_update=False, style=style, layout=layout,
-            ),
-            "padding": ipywidgets.IntSlider(
-                value=init["padding"], min=0, max=self.max_padding, description="padding positions",
-                continuous_update=False, style=style, layout=layout,
-            ),
+            "length": slider(ipywidgets.IntSlider, "real tokens", align=both, value=init["length"], min=1,
+                             max=len(self.tokens)),
+            "padding": slider(ipywidgets.IntSlider, "padding positions", align=both, value=init["padding"], min=0,
+                              max=self.max_padding),
             "side": toggle_buttons([("pad on the right", "right"), ("pad on the left", "left")], init["side"]),
             "causal": ipywidgets.Checkbox(value=init["causal"], description="causal mask", indent=False),
         }
