@@ -96,8 +96,8 @@ def contrasting_text_colour(rgba):
 
 
 def cell_text_colour(image, value):
-    """The colour of a number printed in the cell of ``image`` that shows ``value``: "black" or "white", whichever
-    contrasts more with the cell's colour.
+    """The colour ("black" or "white", ``contrasting_text_colour``) of a number printed in the cell of ``image`` that
+    shows ``value``.
 
     Parameters
     ----------
@@ -115,22 +115,17 @@ def cell_text_colour(image, value):
 
 
 def blocked_cell_patch(i, j, **kwargs):
-    """A hatched grey square over heatmap cell (row i, column j), drawn above the image.
-
-    It looks as ``course_utils.style.BLOCKED_CELL_STYLE`` says; ``kwargs`` go to ``Rectangle``.
-    """
+    """A square over heatmap cell (row i, column j), above the image, looking as ``style.BLOCKED_CELL_STYLE`` says;
+    ``kwargs`` go to ``Rectangle``."""
     return Rectangle((j - 0.5, i - 0.5), 1.0, 1.0, zorder=2, **style.BLOCKED_CELL_STYLE, **kwargs)
 
 
 class _BlockedCells(PathPatch):
-    """The visible squares of a ``blocked_cell_grid`` or of a masked ``attention_heatmap`` (``cells``, an array of
-    ``blocked_cell_patch`` squares of any shape) drawn as one hatched path (one hatch pattern, one fill), looking as
-    ``style.BLOCKED_CELL_STYLE`` says; the squares themselves are not in the axes, they are its model.
+    """The visible squares among ``cells`` (``blocked_cell_patch`` squares, not in the axes) drawn as one hatched path.
 
-    Why (issue 14): Agg draws the hatch of each patch on its own (a pattern tile, then the fill); 20 hatched squares
-    took ~30 ms of a 10 x 10 dashboard heatmap's update, one path of them takes about one square's time; and a
-    square added to the axes costs its own bookkeeping (data limits, properties) when the figure is built. The
-    pattern is anchored to the canvas, so it looks the same; shared edges of neighbouring cells show no seam.
+    Why (issue 14): Agg draws each patch's hatch on its own; 20 hatched squares took ~30 ms of a 10 x 10 dashboard
+    heatmap's update, one path of them about one square's time. The pattern is anchored to the canvas, so it looks
+    the same, with no seam between neighbouring cells.
     """
 
     def __init__(self, cells):
@@ -155,11 +150,8 @@ class _BlockedCells(PathPatch):
 
 
 def blocked_cell_grid(ax, n):
-    """An (n, n) grid of hidden blocked-cell squares over a heatmap, for dashboards.
-
-    A dashboard shows a cell's square (``patches[i, j].set_visible(True)``) when the mask blocks
-    it, instead of adding and removing patches on every update. One patch in ``ax`` (``ax.patches``) draws the
-    visible ones as one path.
+    """An (n, n) grid of hidden blocked-cell squares over a heatmap: a dashboard shows a cell's square
+    (``patches[i, j].set_visible(True)``) when the mask blocks it. One patch in ``ax`` draws the visible ones.
 
     Returns
     -------

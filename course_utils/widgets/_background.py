@@ -5,17 +5,8 @@ artists drawn over it marked ``set_animated(True)`` for that draw, which matplot
 (``canvas.copy_from_bbox``) and puts it back (``canvas.restore_region``); the other artists are drawn over it with
 ``Artist.draw(canvas.get_renderer())``: matplotlib's blitting, as its animation guide describes, with the order of
 drawing kept (see ``CachedBackground``). The pixels equal a plain ``FigureCanvasAgg`` render: tests/test_widgets.py
-compares every update of every control of every dashboard with one, bit for bit, with matplotlib 3.11
-(requirements.lock) and 3.10 (requirements-py310.lock, in .ci/py310); the same comparison run by hand on Colab's
-package set (matplotlib 3.10.0) found no pixel different either (issue 23).
-
-Until issue 23 it was used with matplotlib >= 3.11 only: on 3.10 a dashboard's picture did not change when a
-control moved. The cause was the glyph-replaying canvas it was drawn on then (``_render.TextCachingCanvas``, gone):
-its ``get_renderer`` kept a renderer per size under the whole-pixel size, while matplotlib 3.10's
-``FigureCanvasAgg.get_renderer`` compares ``figure.bbox.size`` (460.00000000000006 pixels high for a 4.6 in figure
-at 100 dpi), so each call made a new renderer (2 per update, measured): the background went onto one, the changed
-artists onto another, and the canvas showed the first. Matplotlib's own canvas makes one renderer per size in 3.10
-and 3.11 alike (0 per update, measured).
+compares every update of every control of every dashboard with one, bit for bit, with matplotlib 3.11 and 3.10
+(also checked by hand on Colab's matplotlib 3.10.0).
 """
 __all__ = ["CachedBackground"]
 
@@ -43,20 +34,16 @@ def _draw_list(container):
 class CachedBackground:
     """A figure rendered as a cached background plus the artists drawn after the first one that changes.
 
-    Why (issue 14): a dashboard's update would otherwise lay out and draw every artist of the figure: axes, ticks and
-    tick labels, titles, legends, most of which are the same as in the picture before. Within each
-    container (the figure, or one of its axes) matplotlib draws its artists in order of zorder, each over what is
-    below it; ``CachedBackground`` cuts every container's list at its first *dynamic* artist (one that the dashboard's
-    ``draw`` changes). Everything before the cuts is the background, drawn once and kept (the module's docstring
-    says how); the artists after the cuts, changed or not, are drawn over it in matplotlib's order. So within a
-    container the order of drawing is matplotlib's, and the pixels equal a full render as long as nothing drawn after
-    a container (a later axes, the figure's texts and legends) overlaps what that container draws after its cut.
+    Why (issue 14): an update would otherwise lay out and draw every artist (axes, ticks, titles, legends), most of
+    them as in the picture before. Within each container (the figure, or one of its axes) matplotlib draws its
+    artists in order of zorder; ``CachedBackground`` cuts every container's list at its first *dynamic* artist (one
+    the dashboard's ``draw`` changes). What comes before the cuts is the background, drawn once and kept; the artists
+    after the cuts, changed or not, are drawn over it in matplotlib's order. The pixels equal a full render as long
+    as nothing drawn after a container (a later axes, the figure's texts) overlaps what it draws after its cut.
 
-    A background holds for one *state* of the figure: the key the dashboard gives (what its static artists show,
-    e.g. the tick labels), the canvas size and dpi, each axes' position, view limits and visibility, and where the
-    cuts fall. A new state draws a new background (a render of the background and of the rest: slower than one
-    plain render by the copy, about a millisecond); the last ``MAX_BACKGROUNDS`` states are kept. A figure with a
-    layout engine (constrained or tight layout, which place axes from every text's size) is always drawn in full.
+    A background holds for one *state*: the dashboard's key, the canvas size and dpi, each axes' position, view
+    limits and visibility, and where the cuts fall; the last ``MAX_BACKGROUNDS`` states are kept (a new one costs a
+    plain render and a copy). A figure with a layout engine (constrained, tight) is always drawn in full.
     """
 
     def __init__(self, dynamic, max_backgrounds=MAX_BACKGROUNDS):

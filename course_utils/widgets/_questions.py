@@ -11,8 +11,9 @@ import string
 import ipywidgets
 
 from course_utils.lessons import inventory as inv
+from course_utils.widgets._base import WidgetView
 
-__all__ = ["LETTERS", "QUESTIONS_CLASS", "STYLE", "StaticQuestions", "choice_feedback_html", "esc", "myth_named",
+__all__ = ["LETTERS", "QUESTIONS_CLASS", "STYLE", "QuestionForm", "choice_feedback_html", "esc", "myth_named",
            "questions_html", "questions_text", "radio_rows"]
 
 LETTERS = string.ascii_uppercase
@@ -85,14 +86,38 @@ def questions_html(items, orders, *, answers, end=""):
     return "".join(parts + ["</ol>", end, "</details>"])
 
 
-class StaticQuestions:
-    """The questions as HTML (a closed <details>) and as plain text: what a page without a kernel shows."""
+class QuestionForm:
+    """What the inventory's form and a review share: radio buttons ``questions`` (values: the choices' keys), a
+    ``feedback`` line under each, all in ``box``; shown with the questions as text for a page without a kernel
+    (``questions_html`` and ``questions_text``, each form's own)."""
 
-    def __init__(self, form):
-        self._form = form
+    @staticmethod
+    def _choose(radio, choice, what):
+        """Set ``radio`` to ``choice`` (the letter shown or the choice's key) as a click would; a ValueError naming
+        ``what`` when it has no such choice."""
+        keys = [value for _, value in radio.options]
+        if isinstance(choice, str) and len(choice) == 1 and choice.upper() in LETTERS[:len(keys)]:
+            choice = keys[LETTERS.index(choice.upper())]
+        if choice not in keys:
+            raise ValueError(f"{what} has no choice {choice!r}; choose a letter {list(LETTERS[:len(keys)])} or one of "
+                             f"{keys}")
+        radio.value = choice
 
-    def _repr_mimebundle_(self, include=None, exclude=None):
-        return {"text/html": self._form.questions_html(), "text/plain": self._form.questions_text()}
+    def show(self):
+        """Display the form, then the questions as text for static views (folded away)."""
+        from IPython.display import display
+
+        display(WidgetView(self))
+        display({"text/html": self.questions_html(), "text/plain": self.questions_text()}, raw=True)
+        return self
+
+    def _ipython_display_(self):
+        self.show()
+
+    def close(self):
+        """Close every widget of the form."""
+        for widget in [*self.questions, *self.feedback, *self.box.children, self.box]:
+            widget.close()
 
 
 def radio_rows(items, orders):

@@ -23,12 +23,10 @@ import ipywidgets
 
 from course_utils.lessons import inventory as inv
 from course_utils.safe_files import WriteError
-from course_utils.widgets._base import WidgetView
 from course_utils.widgets._questions import (
-    LETTERS,
     QUESTIONS_CLASS,
     STYLE,
-    StaticQuestions,
+    QuestionForm,
     choice_feedback_html,
     esc,
     questions_html,
@@ -48,7 +46,7 @@ def _in_colab():
     return place() == "colab"
 
 
-class ConceptInventory:
+class ConceptInventory(QuestionForm):
     """The inventory's twelve questions as radio buttons, a nickname box and one Submit button.
 
     Parameters
@@ -101,15 +99,7 @@ class ConceptInventory:
         misconception's name). An item or choice that does not exist is a ValueError.
         """
         index = self._index(item)
-        radio, order = self.questions[index], self.orders[index]
-        if isinstance(choice, str) and len(choice) == 1 and choice.upper() in LETTERS[:len(order)]:
-            radio.value = radio.options[LETTERS.index(choice.upper())][1]
-            return
-        keys = [value for _, value in radio.options]
-        if choice not in keys:
-            raise ValueError(f"item {inv.ITEMS[index].key!r} has no choice {choice!r}; choose a letter "
-                             f"{list(LETTERS[:len(keys)])} or one of {keys}")
-        radio.value = choice
+        self._choose(self.questions[index], choice, f"item {inv.ITEMS[index].key!r}")
 
     def _index(self, item):
         if isinstance(item, str):
@@ -205,22 +195,6 @@ class ConceptInventory:
         """The questions as HTML in a closed <details>; in "post", each answer folded in its own <details>."""
         end = "<p>No answers here on purpose: they come in notebook 08.</p>" if self.attempt == "pre" else ""
         return questions_html(inv.ITEMS, self.orders, answers=self.attempt == "post", end=end)
-
-    def show(self):
-        """Display the form, then the questions as text for static views (folded away)."""
-        from IPython.display import display
-
-        display(WidgetView(self))
-        display(StaticQuestions(self))
-        return self
-
-    def _ipython_display_(self):
-        self.show()
-
-    def close(self):
-        """Close every widget of the form."""
-        for widget in [*self.questions, *self.feedback, self.nickname, self.button, self.status, self.box]:
-            widget.close()
 
     def __repr__(self):
         answered = sum(value is not None for value in self.chosen.values())

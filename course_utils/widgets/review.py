@@ -11,12 +11,10 @@ from __future__ import annotations
 import ipywidgets
 
 from course_utils.lessons import reviews
-from course_utils.widgets._base import WidgetView
 from course_utils.widgets._questions import (
-    LETTERS,
     QUESTIONS_CLASS,
     STYLE,
-    StaticQuestions,
+    QuestionForm,
     choice_feedback_html,
     questions_html,
     questions_text,
@@ -26,7 +24,7 @@ from course_utils.widgets._questions import (
 __all__ = ["Review"]
 
 
-class Review:
+class Review(QuestionForm):
     """The review questions of ``notebook`` (its stem in solutions/), each with its feedback on choosing.
 
     Attributes
@@ -57,14 +55,7 @@ class Review:
         key; a ValueError for a question or choice that does not exist."""
         if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= len(self.items):
             raise ValueError(f"number must be a question number 1-{len(self.items)}; got {number!r}")
-        radio = self.questions[number - 1]
-        keys = [value for _, value in radio.options]
-        if isinstance(choice, str) and len(choice) == 1 and choice.upper() in LETTERS[:len(keys)]:
-            choice = keys[LETTERS.index(choice.upper())]
-        if choice not in keys:
-            raise ValueError(f"question {number} has no choice {choice!r}; choose a letter "
-                             f"{list(LETTERS[:len(keys)])} or one of {keys}")
-        radio.value = choice
+        self._choose(self.questions[number - 1], choice, f"question {number}")
 
     def _show(self, index):
         key = self.questions[index].value
@@ -78,17 +69,6 @@ class Review:
     def questions_html(self):
         """The questions as HTML in a closed <details>, each answer folded in its own."""
         return questions_html(self.items, self.orders, answers=True)
-
-    def _ipython_display_(self):
-        from IPython.display import display
-
-        display(WidgetView(self))
-        display(StaticQuestions(self))
-
-    def close(self):
-        """Close every widget of the review."""
-        for widget in [*self.questions, *self.feedback, self.box]:
-            widget.close()
 
     def __repr__(self):
         answered = sum(radio.value is not None for radio in self.questions)
