@@ -1,16 +1,13 @@
 """Text alternatives of the course's figures, and how a figure is published with one (issue 12).
 
-Every picture reaches the page as ``<img alt="..." src="data:image/png;base64,...">`` (text/html, which JupyterLab,
-Notebook 7 and nbconvert rank above a PNG, and a screen reader reads) and as the same PNG under image/png, encoded
-once: a 256-colour palette PNG (``compact_png``), a third of matplotlib's RGBA PNG's bytes.
+Every picture reaches the page as ``<img alt="..." src="data:image/png;base64,...">`` (text/html, ranked above a PNG
+by JupyterLab, Notebook 7 and nbconvert, and read by a screen reader) and as the same PNG under image/png: a
+256-colour palette PNG (``compact_png``), a third of matplotlib's bytes.
 
-What the alt says (``description``), first found wins: words given by ``describe(fig_or_ax, text)``; what the
-course's plot functions ``record`` as they draw (read at publishing time, so an update in place is described as it
-is now); else composed from the axes (title, labels, what is plotted), with ``GENERIC`` as the last resort.
-
-``plt.show()`` and ``display(fig)`` publish ``figure_bundle(fig)`` once a notebook's imports cell has called
-``register_formatter``; the dashboards publish their own figure with their ``describe()``. At import only the
-standard library and numpy load; matplotlib, Pillow and IPython load when first needed.
+The alt (``description``), first found wins: words given by ``describe(fig_or_ax, text)``; what the course's plot
+functions ``record`` (read at publishing time, so an update in place is described as it is now); else composed from
+the axes, with ``GENERIC`` as the last resort. ``register_formatter`` makes ``plt.show()`` and ``display(fig)``
+publish ``figure_bundle(fig)``. At import only the standard library and numpy load.
 """
 import base64
 import colorsys
@@ -38,7 +35,6 @@ __all__ = [
     "colour_scale",
     "compact_png",
     "figure_png",
-    "img_html",
     "picture_bundle",
     "figure_bundle",
     "display_figure",
@@ -244,17 +240,14 @@ def _target(obj):
 
 
 def describe(target, text):
-    """Say what a figure, or one of its axes, shows: the words become (part of) the figure's alt text.
+    """Say what a figure, or one of its axes, shows, with its key numbers: the words become (part of) its alt text.
 
-    Give the figure's content and its key numbers, e.g. ``describe(ax, f"loss from {losses[0]:.2f} to
-    {losses[-1]:.2f} over {len(losses)} steps")``. Words given to a figure are its whole alt; to an axes, they
-    replace what would be composed for it (titles and other panels still come in); to one artist (e.g. what
-    ``ax.scatter`` returned), only the phrase composed for it.
+    E.g. ``describe(ax, f"loss from {losses[0]:.2f} to {losses[-1]:.2f} over {len(losses)} steps")``. Words given to
+    a figure are its whole alt; to an axes, they replace what would be composed for it (titles and other panels
+    still come in); to one artist (e.g. what ``ax.scatter`` returned), only the phrase composed for it.
 
-    `target` is a matplotlib Figure, Axes or Artist, or what a course plot function returned (``Heatmap``, the bars
-    of ``attention_row_bars``, the dict of ``value_hull_plot``); anything else (e.g. the array of axes
-    ``plt.subplots`` returns) raises TypeError. Runs of white space in `text` become one space; an empty text
-    raises ValueError.
+    `target` is a matplotlib Figure, Axes or Artist, or what a course plot function returned; anything else (e.g.
+    the array of axes ``plt.subplots`` returns) is a TypeError, an empty `text` a ValueError.
     """
     key = _target(target)
     text = " ".join(str(text).split())
@@ -523,18 +516,16 @@ def _colorbar_text(ax):
 
 # --------------------------------------------------------------------------- pictures
 def compact_png(image, *, optimize=True):
-    """The same picture as a small PNG: 256 colours in a palette (about a third of matplotlib's RGBA PNG).
-
-    Pillow chooses the palette per picture (maximum coverage, no dithering): on the course's figures every channel
-    stays within 7/255. Transparency is kept; when the result is not smaller, the original PNG is returned.
+    """The same picture as a small PNG: 256 colours in a palette chosen by Pillow (maximum coverage, no dithering: on
+    the course's figures every channel stays within 7/255). Transparency is kept; when the result is not smaller,
+    the original PNG is returned.
 
     Parameters
     ----------
     image : bytes or array_like
         PNG bytes, or an (H, W, 4) / (H, W, 3) uint8 array (e.g. ``fig.canvas.buffer_rgba()``).
     optimize : bool, default True
-        Pillow's smallest encoding. False (zlib level 6): about 9 % more bytes, 25-45 ms less per picture, for
-        the dashboards, which encode one on every move.
+        Pillow's smallest encoding. False (zlib level 6): about 9 % more bytes, 25-45 ms less per picture.
 
     Returns
     -------
@@ -569,11 +560,8 @@ def _rgb_if_opaque(picture):
 
 
 def exact_png(pixels, *, level=1):
-    """The (H, W, 4) or (H, W, 3) uint8 `pixels` as a PNG, every pixel as given (zlib `level`; opaque as RGB).
-
-    What a dashboard sends on every control move: level 1 is the fastest, and the PNG goes once to the browser.
-    Deterministic: the same pixels give the same bytes.
-    """
+    """The (H, W, 4) or (H, W, 3) uint8 `pixels` as a PNG, every pixel as given (zlib `level`; opaque as RGB), the
+    same bytes for the same pixels: what a dashboard sends on every control move."""
     from PIL import Image
 
     picture = _rgb_if_opaque(Image.fromarray(np.ascontiguousarray(np.asarray(pixels, dtype=np.uint8))))
@@ -601,11 +589,6 @@ def figure_png(fig):
     return None if png is None else compact_png(png, optimize=False)
 
 
-def img_html(png_base64, alt):
-    """``<img alt="..." src="data:image/png;base64,...">``; the alt escaped for an attribute."""
-    return f'<img alt="{html.escape(alt, quote=True)}" src="data:image/png;base64,{png_base64}">'
-
-
 def picture_bundle(png, alt, text=None):
     """The display data of one picture: text/html ``<img alt>`` and image/png, sharing one base64 encoding of the
     `png` bytes. `alt` says what the picture shows (ValueError when empty); `text` is the text/plain stand-in (e.g.
@@ -613,28 +596,24 @@ def picture_bundle(png, alt, text=None):
     if not alt or not alt.strip():
         raise ValueError("a picture needs a non-empty alt text")
     encoded = base64.b64encode(png).decode("ascii")
-    bundle = {"text/html": img_html(encoded, alt), "image/png": encoded}
+    img = f'<img alt="{html.escape(alt, quote=True)}" src="data:image/png;base64,{encoded}">'
+    bundle = {"text/html": img, "image/png": encoded}
     if text is not None:
         bundle["text/plain"] = text
     return bundle
 
 
-def _safe_description(fig):
-    try:
-        return description(fig)
-    except Exception:  # never lose a learner's figure for want of words
-        return GENERIC
-
-
 def figure_bundle(fig):
-    """What ``plt.show()`` / ``display(fig)`` publish: ``<img alt>`` + PNG (+ text/plain ``<Figure size ...>``).
-
-    The PNG is drawn first, so the description reads the ticks and texts as drawn.
-    """
+    """What ``plt.show()`` / ``display(fig)`` publish: ``<img alt>`` + PNG (+ text/plain ``<Figure size ...>``); the
+    PNG drawn first, so the description reads the ticks and texts as drawn."""
     png = figure_png(fig)
     if png is None:
         return {"text/plain": repr(fig)}
-    return picture_bundle(png, _safe_description(fig), text=repr(fig))
+    try:
+        alt = description(fig)
+    except Exception:  # never lose a learner's figure for want of words
+        alt = GENERIC
+    return picture_bundle(png, alt, text=repr(fig))
 
 
 def display_figure(fig):
@@ -649,10 +628,8 @@ def register_formatter(shell=None):
 
     Registered with IPython's highest-priority display formatter by the Figure's qualified name (matplotlib need
     not be imported yet), so the inline backend's PNG formatter, which it reinstalls whenever configured, never
-    runs for a figure. Idempotent; does nothing outside IPython; returns nothing, so the imports cell that calls it
-    shows nothing.
+    runs for a figure. Idempotent; does nothing outside IPython; returns nothing.
     """
-
     if shell is None:
         ipython = sys.modules.get("IPython")  # not imported: certainly not running under IPython
         shell = ipython.get_ipython() if ipython is not None else None

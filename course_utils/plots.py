@@ -431,13 +431,16 @@ def update_heatmap(heatmap, weights):
 
 
 # --------------------------------------------------------------------------- one row as bars
-def _check_row(weights, name="weights"):
-    weights = _as_float(weights, name)
+def _check_row(weights, n=None, but=""):
+    """One row of weights as a float ndarray (T,); a ValueError when it is not 1-D, or when ``n`` is given and T
+    differs from it ("weights has 4 entries but ``but``")."""
+    weights = _as_float(weights, "weights")
     if weights.ndim != 1:
         raise ValueError(
-            f"{name} must be 1-D, shape (T,): one row of attention weights; got shape "
-            f"{weights.shape}"
+            f"weights must be 1-D, shape (T,): one row of attention weights; got shape {weights.shape}"
         )
+    if n is not None and weights.shape[0] != n:
+        raise ValueError(f"weights has {weights.shape[0]} entries but {but}")
     return weights
 
 
@@ -505,12 +508,8 @@ def update_row_bars(bars, weights):
     weights : array_like, shape (T,)
         One weight per bar.
     """
-    weights = _check_row(weights)
-    if weights.shape[0] != len(bars.patches):
-        raise ValueError(
-            f"weights has {weights.shape[0]} entries but there are {len(bars.patches)} bars "
-            f"(weights shape {weights.shape})"
-        )
+    weights = _check_row(weights, len(bars.patches), f"there are {len(bars.patches)} bars (weights shape "
+                         f"{np.shape(weights)})")
     for rect, w in zip(bars.patches, weights):
         rect.set_height(w)
     bars.datavalues = weights
@@ -581,13 +580,9 @@ def value_hull_plot(values, weights, labels=None, *, ax=None):
         raise ValueError(
             f"values must have shape (T, 2): one 2-D value vector per key; got shape {values.shape}"
         )
-    weights = _check_row(weights)
     t = values.shape[0]
-    if weights.shape[0] != t:
-        raise ValueError(
-            f"weights has {weights.shape[0]} entries but values has T={t} rows "
-            f"(weights shape {weights.shape}, values shape {values.shape})"
-        )
+    weights = _check_row(weights, t, f"values has T={t} rows (weights shape {np.shape(weights)}, values shape "
+                                     f"{values.shape})")
     labels = _check_labels(labels, t, "labels", f"T={t} rows", values.shape, of="values")
     if ax is None:
         ax = _new_axes((4.5, 4.0))
@@ -667,12 +662,8 @@ def update_value_hull(artists, weights):
         The new output.
     """
     values = artists["values"]
-    weights = _check_row(weights)
-    if weights.shape[0] != values.shape[0]:
-        raise ValueError(
-            f"weights has {weights.shape[0]} entries but the plot has T={values.shape[0]} values "
-            f"(weights shape {weights.shape})"
-        )
+    weights = _check_row(weights, len(values), f"the plot has T={len(values)} values (weights shape "
+                                                f"{np.shape(weights)})")
     output = weights @ values  # (T,) @ (T, 2) -> (2,)
     artists["output"].set_data([output[0]], [output[1]])
     artists["output_label"].set_text(

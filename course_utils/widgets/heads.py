@@ -1,8 +1,5 @@
-"""The notebook-04 dashboard, ``HeadsDashboard``: how many heads, which head, and every head's attention weights.
-
-Computed with the reference ``course_utils.multi_head_attention`` (weights and output) and
-``course_utils.split_heads`` / ``merge_heads`` / ``scaled_dot_product_attention`` (the
-concatenated head outputs).
+"""The notebook-04 dashboard, ``HeadsDashboard``: how many heads, which head, and every head's attention weights,
+computed with the reference (``multi_head_attention``; ``split_heads``, ``merge_heads`` for the concatenation).
 """
 import ipywidgets
 import numpy as np
@@ -34,17 +31,12 @@ def _check_heads(num_heads, head):
 class HeadsDashboard(Dashboard):
     """Every head's attention weights for 1, 2, 4 or 8 heads of one fixed set of matrices.
 
-    The ticket "my charger is missing please" (wide seeded embeddings, d_model = 8) through seeded W_Q, W_K, W_V,
-    W_O. Top: the weights of every head (the figure holds 8 small heatmaps; the unused ones are hidden). Bottom
-    left: the selected head, large, with its numbers and a colour bar (attention weight, 0 to 1, the scale of every
-    heatmap of the figure). Bottom right: the concatenation of the heads' outputs, (T, d_model), before W_O, with
-    the selected head's columns outlined. A checkbox applies the causal mask, shared by every head.
-
-    The matrices never change: ``num_heads`` only decides how their d_model = 8 columns are cut
-    into heads (d_head = 8 // num_heads columns each), so the parameter count stays 4 * 8 * 8.
-
-    ``tokens`` (of ``course_utils.lessons.data.VOCABULARY``) is the sequence; ``seed`` and ``embedding_seed`` are
-    the seeds of ``random_projections`` and ``embed_wide`` (``course_utils.lessons.data``).
+    ``tokens`` (default: the ticket "my charger is missing please") through ``embed_wide`` (d_model = 8, seeded by
+    ``embedding_seed``) and W_Q, W_K, W_V, W_O of ``random_projections(seed)``. Top: every head's weights (8 small
+    heatmaps, the unused ones hidden). Bottom left: the selected head, large, with its numbers and a colour bar.
+    Bottom right: the heads' outputs side by side, (T, d_model), before W_O, the selected head's columns outlined.
+    The matrices never change: ``num_heads`` only decides how their 8 columns are cut into heads, so the parameter
+    count stays 4 * 8 * 8.
 
     Attributes
     ----------
@@ -62,18 +54,14 @@ class HeadsDashboard(Dashboard):
     small_axes, small_images : lists of length 8
         The small heatmaps; only the first num_heads are visible.
     big_heatmap : course_utils.plots.Heatmap
-        The selected head, large, with its numbers.
     weight_bar : matplotlib.colorbar.Colorbar
-        The large heatmap's colour bar (drawn once, part of the cached background).
     concat_image : AxesImage
     block_lines : list of 7 Line2D
         Separators between the heads' column blocks in the concatenation.
     selection_box : Rectangle
-        Outlines the selected head's columns in the concatenation.
     summary : Text
 
-    Controls: ``num_heads`` (SelectionSlider over 1, 2, 4, 8), ``head`` (IntSlider whose maximum
-    follows num_heads - 1) and ``causal`` (Checkbox): ``dashboard.set(num_heads=8, head=5)``.
+    Controls: ``num_heads`` (1, 2, 4, 8), ``head`` (its maximum follows num_heads - 1) and ``causal``.
     """
 
     figsize = (12.0, 7.0)

@@ -14,11 +14,9 @@ __all__ = ["TrainingDashboard"]
 class TrainingDashboard(Dashboard):
     """Where the "missing" token looks, step by step during training.
 
-    Left: one row per probe ticket, one column per position; the colour is the attention weight
-    of that ticket's "missing" token on that position (the word is written in the cell, in black or
-    white for contrast). Right:
-    the training loss, with a line at the chosen step. The slider picks a snapshot; nothing is
-    recomputed (the snapshots were kept by ``course_utils.lessons.training.train``).
+    Left: one row per probe ticket, one column per position, coloured by the weight of that ticket's "missing" on
+    that position (the word written in the cell). Right: the training loss, a line at the chosen step. The slider
+    picks a snapshot kept by ``lessons.training.train``; nothing is recomputed.
 
     Parameters
     ----------
@@ -29,8 +27,8 @@ class TrainingDashboard(Dashboard):
 
     Attributes
     ----------
-    image : matplotlib.image.AxesImage -- the heatmap, updated with ``set_data``.
-    marker : matplotlib.lines.Line2D -- the vertical line on the loss curve.
+    image : matplotlib.image.AxesImage
+    marker : matplotlib.lines.Line2D -- the line on the loss curve.
     title : matplotlib.text.Text
     weights : ndarray, shape (n, T) -- the snapshot currently drawn.
 

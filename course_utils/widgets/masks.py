@@ -1,9 +1,6 @@
-"""The notebook-03 dashboards (masks): ``MaskExplorerDashboard`` (padding and causal masks, and a query with no
-permitted key) and ``MaskBeforeAfterDashboard`` (masking before the softmax or zeroing after it).
-
-Both compute with the reference code (``course_utils.scaled_dot_product_attention``,
-``course_utils.softmax``) on the toy tickets, projected by seeded stand-in matrices
-(``course_utils.lessons.data.stand_in_projections``): notebook 02 explains where such matrices come from.
+"""The notebook-03 dashboards: ``MaskExplorerDashboard`` (padding and causal masks, and a query with no permitted
+key) and ``MaskBeforeAfterDashboard`` (masking before the softmax or zeroing after it), both computed with the
+reference code on the toy tickets and seeded stand-in projections (``lessons.data.stand_in_projections``).
 """
 import ipywidgets
 import numpy as np
@@ -26,15 +23,11 @@ __all__ = ["MaskExplorerDashboard", "MaskBeforeAfterDashboard"]
 class MaskExplorerDashboard(Dashboard):
     """Padding and causal masks for one ticket: the mask (left) and the weights it gives (right).
 
-    Controls: ``length`` (real tokens), ``padding`` (padding positions), ``side`` ("right" or
-    "left": where the padding goes) and ``causal`` (combine with a causal mask). Blocked cells are
-    hatched; each weight row shows its sum, in red with "no key" when the query has no permitted
-    key (its weights and output are zeros), so such a row (left padding + causal) shows up at once. The panels show
-    exactly the T = length + padding positions, nothing blank: the figure is resized for every T (``layout_for``),
-    cells keep one size.
-
-    ``tokens`` is the ticket, whose length is the largest ``length`` (default: "the box is missing my charger");
-    ``seed`` that of the stand-in projections (``stand_in_projections``).
+    Controls: ``length`` (real tokens, at most those of ``tokens``), ``padding`` (padding positions), ``side``
+    ("right" or "left": where the padding goes) and ``causal``. Blocked cells are hatched; each weight row shows its
+    sum, in red with "no key" when the query has no permitted key (left padding + causal). The figure is resized for
+    every T = length + padding (``layout_for``): cells keep one size, nothing blank. ``seed``: of the stand-in
+    projections.
 
     Attributes
     ----------
@@ -235,13 +228,9 @@ class MaskExplorerDashboard(Dashboard):
 class MaskBeforeAfterDashboard(Dashboard):
     """Mask before the softmax, zero after it, or zero and renormalise: weights and row sums.
 
-    Scores of the ticket "my charger is missing please" (stand-in projections), causal mask.
-    Controls: ``method`` ("before", "zero", "renormalise"; see ``masked_weights``) and ``hidden``
-    (a number added to the scores of the hidden, later keys), which ought to change nothing visible. With
-    "before" and "renormalise" they change nothing; with "zero" they change the visible weights, which also no
-    longer sum to one.
-
-    ``seed``: of the stand-in projections.
+    Scores of ``tokens`` (stand-in projections of ``seed``), causal mask. Controls: ``method`` ("before", "zero",
+    "renormalise"; see ``masked_weights``) and ``hidden``, a number added to the scores of the hidden (later) keys,
+    which changes the visible weights only with "zero" (whose rows no longer sum to one either).
 
     Attributes
     ----------

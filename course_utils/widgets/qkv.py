@@ -17,11 +17,9 @@ D_K_OPTIONS = tuple(2**i for i in range(11))
 class ScalingDashboard(Dashboard):
     """One random query against T random keys: the scores and the softmax weights, for any d_k.
 
-    The query and keys have independent standard-normal coordinates (the first d_k coordinates
-    of fixed seeded vectors, see ``course_utils.lessons.scaling.query_and_keys``), so moving the d_k
-    slider adds coordinates to the same vectors. Unscaled, the scores spread like sqrt(d_k) and
-    the weights pile onto one key (entropy near 0); divided by sqrt(d_k), the scores keep a
-    spread of about 1 and the weights stay spread out.
+    The query and keys are the first d_k standard-normal coordinates of fixed seeded vectors
+    (``lessons.scaling.query_and_keys``), so the d_k slider adds coordinates to the same vectors. Unscaled, the
+    scores spread like sqrt(d_k) and the weights pile onto one key; divided by sqrt(d_k), they stay spread out.
 
     ``num_keys`` is T, the number of keys (bars); ``d_k`` must be one of ``D_K_OPTIONS``.
 
@@ -33,10 +31,8 @@ class ScalingDashboard(Dashboard):
         The scores currently drawn (scaled or not, as the softmax received them).
     score_bars, weight_bars : BarContainer
     summary : matplotlib.text.Text
-        One line: d_k, scaled or not, the largest weight and the entropy (3 decimals).
 
-    Controls: ``d_k`` (a SelectionSlider over powers of two) and ``scaled`` (a Checkbox):
-    ``dashboard.set(d_k=256, scaled=True)``.
+    Controls: ``d_k`` (powers of two) and ``scaled``: ``dashboard.set(d_k=256, scaled=True)``.
     """
 
     figsize = (10.0, 4.4)

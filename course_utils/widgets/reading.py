@@ -1,9 +1,5 @@
 """The notebook-05 dashboard, ``ValueScaleDashboard``: scale one value vector, watch the weights stay put and the
-effects move.
-
-Computed with the reference code: ``course_utils.attention.attention_row`` and
-``course_utils.lessons.influence.removal_effects``.
-"""
+effects move (``attention_row`` and ``lessons.influence.removal_effects``)."""
 import ipywidgets
 import numpy as np
 
@@ -24,12 +20,9 @@ _HIGHLIGHT = "black"
 class ValueScaleDashboard(Dashboard):
     """Scale one key's value vector: the weights stay, the output and the removal effects change.
 
-    One query row (notebook 05's made-up experiment by default). Left: the attention weights, which are all a
-    heatmap shows; they depend on the scores only. Right: each key's removal effect (mask the key, renormalise,
-    recompute the output, take the length of the change).
-    Controls: ``key`` (which key's value to scale, a ToggleButtons of the labels) and ``scale``
-    (the factor, 0 to 3). Changing the key resets nothing: the factor applies to the chosen key and
-    every other key keeps its original value.
+    Left: the attention weights (all a heatmap shows; they depend on the scores only). Right: each key's removal
+    effect (mask the key, renormalise, recompute the output, take the length of the change). Controls: ``key``
+    (whose value to scale) and ``scale`` (the factor, 0 to 3); every other key keeps its original value.
 
     Parameters
     ----------
@@ -44,17 +37,14 @@ class ValueScaleDashboard(Dashboard):
     ----------
     scores : ndarray, shape (T,)
     base_values : ndarray, shape (T, d_v)
-        The values as given (the factor applies to one row of a copy).
+        The values as given.
     weights : ndarray, shape (T,)
-        The weights (they never change).
     values_now : ndarray, shape (T, d_v)
         The values drawn now (one row scaled).
     output : ndarray, shape (d_v,)
     effects : ndarray, shape (T,)
-        The removal effects drawn now.
     weight_bars, effect_bars : BarContainer
     effect_labels : list of Annotation
-        The numbers printed above the effect bars.
     summary : Text
     """
 
@@ -135,16 +125,16 @@ class ValueScaleDashboard(Dashboard):
         output, weights = attention_row(self.scores, values)
         effects = removal_effects(self.scores, values)  # (T,)
         update_row_bars(self.weight_bars, weights)
-        for i, (bar, label, effect) in enumerate(zip(self.effect_bars, self.effect_labels, effects)):
+        for i, (bar, weight_bar, label, effect) in enumerate(zip(self.effect_bars, self.weight_bars,
+                                                                  self.effect_labels, effects)):
+            chosen = i == index  # the chosen key's bars outlined
             bar.set_height(effect)
-            chosen = i == index
             bar.set_edgecolor(_HIGHLIGHT if chosen else style.VERMILLION)
-            bar.set_linewidth(2.0 if chosen else 0.0)
+            weight_bar.set_edgecolor(_HIGHLIGHT if chosen else "none")
+            for outlined in (bar, weight_bar):
+                outlined.set_linewidth(2.0 if chosen else 0.0)
             label.xy = (bar.get_x() + bar.get_width() / 2, effect)
             label.set_text(f"{effect:.3f}")
-        for i, bar in enumerate(self.weight_bars):
-            bar.set_edgecolor(_HIGHLIGHT if i == index else "none")
-            bar.set_linewidth(2.0 if i == index else 0.0)
         length = float(np.linalg.norm(values[index]))
         self.summary.set_text(
             f"value of {key!r} x {scale:.1f} (length {length:.2f});  output = "

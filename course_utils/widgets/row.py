@@ -17,11 +17,8 @@ __all__ = ["AttentionRowDashboard"]
 
 
 class AttentionRowDashboard(Dashboard):
-    """One query's attention: a slider per score, the weights as bars, the output in the hull.
-
-    Moving "score of token i" changes the softmax weights (left) and moves the output
-    ``weights @ values`` (right, the star), which always stays inside the triangle of values.
-    Computed with the reference ``course_utils.attention.attention_row``.
+    """One query's attention (``attention_row``): a slider per score, the weights as bars (left), the output
+    ``weights @ values`` as a star that stays inside the triangle of values (right).
 
     Parameters
     ----------
@@ -42,7 +39,6 @@ class AttentionRowDashboard(Dashboard):
     hull : dict
         The artists of ``value_hull_plot``.
     summary : matplotlib.text.Text
-        The text line with the weights and the output (3 decimals).
 
     Controls are named ``score_1`` ... ``score_T``: ``dashboard.set(score_1=-1.0)``.
     """

@@ -18,11 +18,9 @@ _DONE, _NEW, _LATER = style.BLUE, style.ORANGE, style.LIGHT_GREY
 class OnlineSoftmaxDashboard(Dashboard):
     """Block size and step sliders over one query row's scores: the running maximum and normaliser.
 
-    Left: the scores, blue for the blocks already processed, orange for the block just added, grey
-    for the rest; the dashed line is the running maximum m. Right: the weights known so far,
-    ``exp(score - m) / l`` over the processed keys (bars), against the final softmax weights
-    (black ticks): they agree once every block is in. Computed with the reference
-    ``course_utils.blockwise.online_softmax_update``.
+    Left: the scores, blue for the blocks processed, orange for the block just added, grey for the rest; dashed:
+    the running maximum m. Right: the weights known so far, ``exp(score - m) / l`` (bars), against the final
+    softmax weights (ticks): they agree once every block is in (``lessons.online_softmax.online_states``).
 
     Parameters
     ----------
@@ -37,8 +35,7 @@ class OnlineSoftmaxDashboard(Dashboard):
     max_line : Line2D
     summary : matplotlib.text.Text
 
-    Controls: ``block_size`` (1 .. T) and ``step`` (blocks processed, 0 .. number of blocks; its
-    maximum follows the block size).
+    Controls: ``block_size`` (1 .. T) and ``step`` (blocks processed; its maximum follows the block size).
     """
 
     figsize = (8.0, 3.4)
