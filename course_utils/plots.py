@@ -193,11 +193,9 @@ class Heatmap:
     image : matplotlib.image.AxesImage
         The weights' image (``image.get_array()`` holds the weights drawn now).
     cell_texts : ndarray of object, shape (T_q, T_k)
-        The number printed in each cell (a ``matplotlib.text.Text``), or None where nothing is printed
-        (``annotate=False``, or a blocked cell).
+        The number printed in each cell (a ``matplotlib.text.Text``), or None where nothing is printed.
     blocked_patches : tuple of matplotlib.patches.Rectangle
-        The hatched squares over the cells the mask blocks (empty without a mask). They are drawn together, as one
-        hatched patch in the axes (``ax.patches``); hiding a square (``set_visible(False)``) leaves its cell out.
+        The squares over the cells the mask blocks (drawn as one hatched patch; a hidden square leaves its cell out).
     """
 
     image: AxesImage
@@ -257,8 +255,7 @@ def attention_heatmap(
     Returns
     -------
     Heatmap
-        The image, the printed numbers and the hatched cells; pass it to ``update_heatmap`` to show
-        new weights in place.
+        The image, the printed numbers and the hatched cells (``update_heatmap`` shows new weights in place).
     """
     weights = _as_float(weights, "weights")
     if weights.ndim != 2:
@@ -392,8 +389,8 @@ def weight_colorbar(axes, *, label="attention weight", **kwargs):
 
 
 def _set_cell_texts(heatmap, weights):
-    """Each printed number and its colour (``cell_text_colour``'s choice, for every cell in one call: issue 14's
-    dashboards set them on every move, and the colour map called once per cell took half of HeadsDashboard's draw)."""
+    """Each printed number and its colour (``cell_text_colour`` for every cell in one call: once per cell, the colour
+    map took half of HeadsDashboard's draw)."""
     colours = cell_text_colour(heatmap.image, weights)  # (T_q, T_k)
     for (i, j), text in np.ndenumerate(heatmap.cell_texts):
         if text is None:
@@ -405,9 +402,8 @@ def _set_cell_texts(heatmap, weights):
 def update_heatmap(heatmap, weights):
     """Show new weights in a heatmap drawn by ``attention_heatmap``, in place; returns the same heatmap.
 
-    The image and the printed numbers change; the blocked cells stay as drawn (a different mask
-    needs a new heatmap, or patches of its own: ``blocked_cell_grid``). Anything but a ``Heatmap`` (e.g. a bare
-    image) is a TypeError.
+    The image and the printed numbers change; the blocked cells stay as drawn (another mask needs a new heatmap, or
+    ``blocked_cell_grid``). Anything but a ``Heatmap`` is a TypeError.
 
     Parameters
     ----------

@@ -1,5 +1,5 @@
 """The notebook-04 dashboard, ``HeadsDashboard``: how many heads, which head, and every head's attention weights,
-computed with the reference (``multi_head_attention``; ``split_heads``, ``merge_heads`` for the concatenation).
+computed with the reference ``split_heads``, ``scaled_dot_product_attention`` and ``merge_heads``.
 """
 import ipywidgets
 import numpy as np
@@ -11,7 +11,7 @@ from course_utils.attention import scaled_dot_product_attention
 from course_utils.lessons.data import TICKET, embed_wide, random_projections
 from course_utils.lessons.heads import head_columns
 from course_utils.masks import causal_mask
-from course_utils.multihead import merge_heads, multi_head_attention, split_heads
+from course_utils.multihead import merge_heads, split_heads
 from course_utils.plots import attention_heatmap, blocked_cell_grid, update_heatmap, weight_colorbar
 from course_utils.widgets._base import Dashboard, axis_below, slider
 
@@ -91,14 +91,10 @@ class HeadsDashboard(Dashboard):
         num_heads, causal = key
         if key not in self._computed:
             mask = causal_mask(len(self.tokens)) if causal else None
-            output, weights = multi_head_attention(
-                self.x, self.W_Q, self.W_K, self.W_V, self.W_O, num_heads, mask=mask
-            )  # (T, d_model), (h, T, T)
-            q = split_heads(self.x @ self.W_Q, num_heads)  # (h, T, d_head)
-            k = split_heads(self.x @ self.W_K, num_heads)  # (h, T, d_head)
-            v = split_heads(self.x @ self.W_V, num_heads)  # (h, T, d_head)
-            heads, _ = scaled_dot_product_attention(q, k, v, mask)  # (h, T, d_head)
+            q, k, v = (split_heads(self.x @ W, num_heads) for W in (self.W_Q, self.W_K, self.W_V))  # (h, T, d_head)
+            heads, weights = scaled_dot_product_attention(q, k, v, mask)  # (h, T, d_head), (h, T, T)
             concat = merge_heads(heads)  # (T, h * d_head) = (T, d_model)
+            output = concat @ self.W_O  # (T, d_model), as multi_head_attention gives
             for array in (weights, concat, output, mask):
                 if array is not None:
                     array.setflags(write=False)
