@@ -39,6 +39,7 @@ from course_utils.widgets._handle_names import SLIDERS, SliderHandleNames, slide
 __all__ = [
     "IPYWIDGETS_MAJOR",
     "Dashboard",
+    "Form",
     "WidgetView",
     "axis_below",
     "control_phrase",
@@ -238,6 +239,33 @@ class WidgetView:
 
     def __repr__(self):
         return repr(self._owner)
+
+
+class Form:
+    """A form of widgets in ``box`` (the inventory, a review, a Parsons problem): its view, with ``repr(self)`` as
+    the text stand-in, then ``static_bundle()``, what a page without a kernel shows instead."""
+
+    def show(self):
+        """Display the form, then its text for a page without a kernel (folded away)."""
+        from IPython.display import display
+
+        display(WidgetView(self))
+        display(self.static_bundle(), raw=True)
+        return self
+
+    def _ipython_display_(self):
+        self.show()
+
+    def close(self):
+        """Close every widget of the form."""
+        close_widgets(self.box)
+
+
+def close_widgets(widget):
+    """Close ``widget`` and every widget inside it."""
+    for child in getattr(widget, "children", ()):
+        close_widgets(child)
+    widget.close()
 
 
 def control_phrase(control):
@@ -448,10 +476,7 @@ class Dashboard:
         self._closed = True
         for control in self.controls.values():
             control.unobserve(self._on_change, names="value")
-            control.close()
-        if self.handle_names is not None:
-            self.handle_names.close()
-        self.box.close()
+        close_widgets(self.box)  # the controls and the handle names
         self._handles.clear()
 
     def __repr__(self):

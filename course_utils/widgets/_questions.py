@@ -11,7 +11,7 @@ import string
 import ipywidgets
 
 from course_utils.lessons import inventory as inv
-from course_utils.widgets._base import WidgetView
+from course_utils.widgets._base import Form
 
 __all__ = ["LETTERS", "QUESTIONS_CLASS", "STYLE", "QuestionForm", "choice_feedback_html", "esc", "myth_named",
            "questions_html", "questions_text", "radio_rows"]
@@ -86,7 +86,7 @@ def questions_html(items, orders, *, answers, end=""):
     return "".join(parts + ["</ol>", end, "</details>"])
 
 
-class QuestionForm:
+class QuestionForm(Form):
     """What the inventory's form and a review share: radio buttons ``questions`` (values: the choices' keys), a
     ``feedback`` line under each, all in ``box``; shown with the questions as text for a page without a kernel
     (``questions_html`` and ``questions_text``, each form's own)."""
@@ -103,21 +103,9 @@ class QuestionForm:
                              f"{keys}")
         radio.value = choice
 
-    def show(self):
-        """Display the form, then the questions as text for static views (folded away)."""
-        from IPython.display import display
-
-        display(WidgetView(self))
-        display({"text/html": self.questions_html(), "text/plain": self.questions_text()}, raw=True)
-        return self
-
-    def _ipython_display_(self):
-        self.show()
-
-    def close(self):
-        """Close every widget of the form."""
-        for widget in [*self.questions, *self.feedback, *self.box.children, self.box]:
-            widget.close()
+    def static_bundle(self):
+        """The questions as HTML in a closed <details>, and as plain text."""
+        return {"text/html": self.questions_html(), "text/plain": self.questions_text()}
 
 
 def radio_rows(items, orders):

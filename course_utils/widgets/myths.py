@@ -20,7 +20,7 @@ import re
 import ipywidgets
 
 from course_utils.lessons import myths
-from course_utils.widgets._base import view_bundle
+from course_utils.widgets._base import close_widgets, view_bundle
 
 __all__ = ["MythOrFact"]
 
@@ -144,8 +144,7 @@ class MythOrFact:
 
     def close(self):
         """Close every widget of this claim."""
-        for widget in (self.question, self.buttons, self.verdict, self.box):
-            widget.close()
+        close_widgets(self.box)
 
     def __repr__(self):
         return self.question_text()

@@ -22,7 +22,7 @@ import re
 import ipywidgets
 
 from course_utils.lessons import parsons
-from course_utils.widgets._base import WidgetView
+from course_utils.widgets._base import Form
 from course_utils.widgets._questions import QUESTIONS_CLASS, esc
 from course_utils.widgets._questions import STYLE as RADIO_STYLE
 
@@ -35,7 +35,7 @@ STYLE = RADIO_STYLE + ("<style>.course-parsons .widget-radio-box label, .course-
                        " .course-parsons pre {white-space: pre-wrap; word-break: normal;}</style>")
 
 
-class Parsons:
+class Parsons(Form):
     """The Parsons problem ``key`` (parsons.toml): the lines, the learner's function, the buttons, the feedback.
 
     Attributes
@@ -157,12 +157,6 @@ class Parsons:
         self.text.value = f"<p>Your function as text:</p><pre>{esc(self.code())}</pre>"
         self.status.value, self.feedback.value = (f"<p>{esc(said)}</p>" if said else ""), ""
 
-    def _ipython_display_(self):
-        from IPython.display import display
-
-        display(WidgetView(self))
-        display(self.static_bundle(), raw=True)
-
     def static_bundle(self):
         """What a page without a kernel shows: the given lines as text, a solution folded in a <details>."""
         problem, codes = self.problem, [line.code for line in self.given]
@@ -176,11 +170,6 @@ class Parsons:
         text = "\n".join([f"Put these lines in order after {problem.def_line} (some are wrong):",
                           *(f"  {code}" for code in codes)])
         return {"text/html": page, "text/plain": text}
-
-    def close(self):
-        """Close every widget of the problem."""
-        for widget in [*self.box.children, *self.buttons.values(), self.box]:
-            widget.close()
 
     def __repr__(self):
         return (f"Parsons problem dashboard, whose controls work in a running notebook: {len(self.given)} given lines for "
