@@ -32,7 +32,7 @@ if str(REPO_ROOT) not in sys.path:
 def drop_cut_bytecode(package=REPO_ROOT / "course_utils") -> list:
     """Delete the compiled files under ``package`` whose code does not load (cut short); returns their paths."""
     dropped = []
-    for cached in package.glob("**/__pycache__/*.pyc"):
+    for cached in package.glob(f"**/__pycache__/*.{sys.implementation.cache_tag}.pyc"):  # this Python's only
         try:
             marshal.loads(cached.read_bytes()[16:])  # the code after the 16-byte header, whole or not
         except (EOFError, ValueError, TypeError):
