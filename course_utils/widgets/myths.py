@@ -8,7 +8,7 @@ shows the other choice's feedback; ``first_choice`` keeps the first.
 
 Nothing waits for a click: the demonstration cells below run under Run All. The claims, verdicts and feedback come
 from ``course_utils.lessons.myths`` (their one home). In a page without a kernel the widget's text stand-in is the
-question itself, and the verdict is in the markdown cell below it, folded (``lessons.myths.verdict_markdown``).
+question itself, and the verdict is in the markdown cell below it, folded (``verdict_markdown`` of tools/myths.py).
 
 Tests and notebooks drive it from Python: ``choose("myth")`` does what pressing **Myth** does.
 """
