@@ -5,6 +5,7 @@ the exercise's own reference and cases and a known-mistake table that explains n
 do not depend on which mistakes the checkers name). The declarations (which output holds weights, where weight is
 hidden, which arguments carry a batch or heads) are checked against every case of the exercises.
 """
+import itertools
 import time
 
 import numpy as np
@@ -225,9 +226,13 @@ def test_the_batch_is_not_blamed_when_each_item_is_right_alone_cannot_run_alone_
             time.sleep(5)
         return masked_attention_sum_whole_array(q, k, v, mask)
 
+    calls = itertools.count(1)
+
     def dropout(q, k, v, mask):  # a random function: another result each time, whatever the batch
+        # (each call scaled by its own factor: an unseeded 10 % dropout of a few entries gave the same pattern twice
+        # in about a third of the calls, and then the test failed now and then)
         output, w = cu.scaled_dot_product_attention(q, k, v, mask)
-        return output * (np.random.default_rng().random(output.shape) > 0.1), w
+        return output * (1 + 0.1 * next(calls)), w
 
     expected = cu.scaled_dot_product_attention(*BATCH_OF_2.args)
     for fn in (doubled, needs_two, slow_alone, dropout):
