@@ -249,3 +249,23 @@ def test_a_step_that_calls_the_course_function_for_the_whole_computation_is_not_
     result = run_faded(nb, stem, lambda tag, source: wrong_in(last, source, SHORTCUT[stem]))["faded-last-1"]
     assert result.status != "correct", f"{stem}: {result.text}"
     assert SHORTCUT[stem].split("= ")[1].split("(")[0] in result.text, result.text
+
+
+#: Wrong steps learners wrote in a trial (02-04), and the known mistake of the faded exercise each one is (the step's
+#: check names it as that exercise's checker does; it once said only "Compare your line ..." for every one).
+NAMED_WRONG_STEP = {
+    "02-queries-keys-values": [("normalise", "weights = cu.softmax(scores, axis=0)", "softmax over the wrong axis"),
+                               ("mix values", "output = weights.T @ v", "output product order")],
+    "03-masks": [("normalise", "weights = cu.softmax(scores, axis=0)", "softmax over the wrong axis"),
+                 ("normalise", "weights = np.exp(scores) / np.exp(scores).sum()", "softmax over the whole array")],
+    "04-multi-head-attention": [("project", "output = merged", "no output projection"),
+                                ("merge heads", "merged = heads.reshape(B, T, d_model)", "merge without the transpose")],
+}
+
+
+@solved
+def test_a_wrong_step_a_learner_writes_is_named_as_the_exercise_names_it(stem):
+    nb = read(SOLVED[stem])
+    for label, wrong, mistake in NAMED_WRONG_STEP[stem]:
+        result = run_faded(nb, stem, lambda tag, source, label=label, wrong=wrong: wrong_in(label, source, wrong))["faded-last-2"]
+        assert result.status == "wrong" and result.mistake == mistake, f"{stem}, `{wrong}`: {result.mistake}"
