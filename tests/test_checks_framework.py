@@ -483,6 +483,21 @@ def test_not_attempted_names_the_line_to_replace_and_the_lines_to_keep():
     assert "(keep" not in check_double(double_stub).message
 
 
+def test_not_attempted_with_two_stubs_says_each_and_keeps_only_what_follows_the_last():
+    """A faded cell leaves two steps, each a stub: the report once said to replace "the line" and to keep the
+    second `raise NotImplementedError()` (a learner's trial)."""
+    def two_steps(x):
+        # YOUR CODE HERE
+        raise NotImplementedError()
+        # YOUR CODE HERE
+        raise NotImplementedError()
+        return x
+
+    text = check_double(two_steps).message
+    assert "Replace each line `raise NotImplementedError()` under a `# YOUR CODE HERE` with your code" in text
+    assert "(keep `return x` below the last)" in text and "keep `raise" not in text
+
+
 # ----------------------------------------------------------------------------- tuple outputs
 def test_tuple_checker_correct_and_structure_problems():
     assert check_pair(lambda x: (2 * x, x.sum())).status == "correct"

@@ -188,18 +188,16 @@ def _cap_printed(text):
 
 
 def stub_lines_after(fn):
-    """The code lines of ``fn`` after its ``raise NotImplementedError()`` line (e.g. ``return shapes``),
-    stripped; () when the source cannot be read."""
+    """(how many ``raise NotImplementedError()`` lines ``fn`` has, its code lines after the last of them, e.g.
+    ``return shapes``, stripped); (0, ()) when the source cannot be read."""
     try:
-        source = inspect.getsource(inspect.unwrap(fn))
+        lines = [line.strip() for line in inspect.getsource(inspect.unwrap(fn)).splitlines()]
     except (OSError, TypeError):
-        return ()
-    lines = source.splitlines()
-    for i, line in enumerate(lines):
-        if line.strip().startswith("raise NotImplementedError"):
-            rest = [ln.strip() for ln in lines[i + 1:]]
-            return tuple(ln for ln in rest if ln and not ln.startswith("#"))
-    return ()
+        return 0, ()
+    stubs = [i for i, line in enumerate(lines) if line.startswith("raise NotImplementedError")]
+    if not stubs:
+        return 0, ()
+    return len(stubs), tuple(line for line in lines[stubs[-1] + 1:] if line and not line.startswith("#"))
 
 
 def error_text(exc):

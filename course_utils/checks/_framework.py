@@ -336,14 +336,13 @@ def not_attempted(name, total=0, fn=None):
     The message says exactly what to replace: the line ``raise NotImplementedError()`` under
     ``# YOUR CODE HERE``, and which lines after it to keep (read from ``fn``'s source).
     """
-    keep = stub_lines_after(fn) if fn is not None else ()
-    text = (
-        f"Not attempted yet: your {name} function still raises NotImplementedError. Replace the line "
-        "`raise NotImplementedError()` under `# YOUR CODE HERE` with your code"
-    )
+    stubs, keep = stub_lines_after(fn) if fn is not None else (0, ())
+    which = ("each line `raise NotImplementedError()` under a `# YOUR CODE HERE`" if stubs > 1 else
+             "the line `raise NotImplementedError()` under `# YOUR CODE HERE`")
+    text = f"Not attempted yet: your {name} function still raises NotImplementedError. Replace {which} with your code"
     if keep:
         shown = " and ".join(f"`{line}`" for line in keep[:2]) + (" ..." if len(keep) > 2 else "")
-        text += f" (keep {shown} below it)"
+        text += f" (keep {shown} below {'the last' if stubs > 1 else 'it'})"
     text += ", run the cell, then run this check again."
     return CheckResult(NOT_ATTEMPTED, text, total=total)
 
