@@ -125,7 +125,7 @@ def test_a_name_used_before_its_line_is_said_so():
 def test_missing_lines_are_counted_before_the_checker_runs():
     problem = parsons.get("03-masked-attention")
     said = build(Parsons(problem.key), problem.lines[:-2]).check()
-    assert said.startswith("Not yet right. 2 more of the lines in the list are needed.")
+    assert said.startswith("Not yet right. 2 more lines from the list are needed.")
     assert Parsons(problem.key).check().startswith("Not yet right. Your function has no lines yet")
 
 

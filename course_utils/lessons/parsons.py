@@ -107,7 +107,8 @@ def judge(problem, lines, missing=0):
         return False, f"Python cannot read line {n}, {lines[n - 2].code}: {err.msg}.", (
             "Indent the lines that belong to the def or if above them; a line after them at the same level ends them.")
     if missing:
-        return wrong if used else (False, f"{missing} more of the lines in the list are needed.",
+        return wrong if used else (False, f"{missing} more {'line' if missing == 1 else 'lines'} from the list "
+                                          f"{'is' if missing == 1 else 'are'} needed.",
                                    "Every right line is used once.")
     try:
         result = _run(problem, compiled, code, name)
