@@ -255,7 +255,8 @@ def test_a_step_that_calls_the_course_function_for_the_whole_computation_is_not_
 #: check names it as that exercise's checker does; it once said only "Compare your line ..." for every one).
 NAMED_WRONG_STEP = {
     "02-queries-keys-values": [("normalise", "weights = cu.softmax(scores, axis=0)", "softmax over the wrong axis"),
-                               ("mix values", "output = weights.T @ v", "output product order")],
+                               ("mix values", "output = weights.T @ v", "output product order"),
+                               ("mix values", "output = v @ weights", None)],  # an error: not the projections' order
     "03-masks": [("normalise", "weights = cu.softmax(scores, axis=0)", "softmax over the wrong axis"),
                  ("normalise", "weights = np.exp(scores) / np.exp(scores).sum()", "softmax over the whole array")],
     "04-multi-head-attention": [("project", "output = merged", "no output projection"),
@@ -269,3 +270,4 @@ def test_a_wrong_step_a_learner_writes_is_named_as_the_exercise_names_it(stem):
     for label, wrong, mistake in NAMED_WRONG_STEP[stem]:
         result = run_faded(nb, stem, lambda tag, source, label=label, wrong=wrong: wrong_in(label, source, wrong))["faded-last-2"]
         assert result.status == "wrong" and result.mistake == mistake, f"{stem}, `{wrong}`: {result.mistake}"
+        assert mistake or "Mind the order of the factors" not in result.hint, result.hint

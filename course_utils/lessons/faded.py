@@ -30,11 +30,25 @@ _EXERCISE_ARGS = {
 }
 
 
+_FAILED = object()  # what a buggy version that raised gives: equal to no answer
+
+
 def _step_mistakes(exercise, given):
     """The exercise's known mistakes that its reproduce functions recognise, called on the exercise's arguments made
-    from the step's (its error predicates and rules, written for the exercise's own inputs, are left out)."""
+    from the step's, recognised by their outputs only (error predicates and rules, written for the exercise's own
+    inputs and lines, are left out)."""
     def on_step(function, exercise_args):
         return lambda *args: function(*exercise_args(given, *args))
+
+    def reproduced(buggy, exercise_args):
+        """A buggy version that fails explains nothing here: a step's error comes from another line than the
+        exercise's (02's `v @ weights` was once named as the projections' order)."""
+        def run(*args):
+            try:
+                return buggy(*exercise_args(given, *args))
+            except Exception:
+                return _FAILED
+        return run
 
     named = {}  # one mistake per name: the first list's
     for mistakes, exercise_args in _EXERCISE_ARGS.get(exercise, ()):
@@ -42,7 +56,7 @@ def _step_mistakes(exercise, given):
             if m.reproduce and m.name not in named:
                 named[m.name] = KnownMistake(
                     m.name, on_step(m.hint, exercise_args) if callable(m.hint) else m.hint,
-                    reproduce=tuple(on_step(buggy, exercise_args) for buggy in m.reproduce))
+                    reproduce=tuple(reproduced(buggy, exercise_args) for buggy in m.reproduce))
     return tuple(named.values())
 
 
